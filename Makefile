@@ -1,0 +1,40 @@
+# The two commands a newcomer needs: `make run` and `make test`. Both build their own virtual
+# environment from pyproject.toml on first use, so a fresh machine needs only Python 3.11+.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.DEFAULT_GOAL := help
+.PHONY: help install lint test run bench clean
+
+help:
+	@echo "make run    install what is needed and start the service"
+	@echo "make test   install what is needed, then ruff, mypy and the whole test suite"
+	@echo "make bench  print the benchmark figures"
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(STAMP)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+run: install
+	$(BIN)/flask --app service run --port $${PORT:-8000}
+
+bench: install
+	$(BIN)/python -m tests.benchmarks $(SUITES)
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,95 @@
+"""Encoding events for storage and decoding them back, upcasting older schema versions on read.
+
+Stored events are never rewritten. When an event's shape changes, its ``VERSION`` goes up and an
+upcaster here turns the previous version's data into the next; decoding runs the chain from the
+stored version to the current one, then validates with the current schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from marshmallow import ValidationError
+
+from events import catalog
+from events.catalog import GAME_EVENT_TYPES, AnyEvent, GameEvent
+from events.schemas import SCHEMAS
+
+EventData = dict[str, Any]
+Upcaster = Callable[[EventData], EventData]
+
+CATALOG: dict[str, type[AnyEvent]] = {cls.TYPE: cls for cls in catalog.ALL_EVENT_TYPES}
+
+
+class UnknownEvent(Exception):
+    """A stored event this code cannot read: an unknown type, or a version with no upcaster."""
+
+
+class InvalidEvent(Exception):
+    """Event data that does not match its schema."""
+
+    def __init__(self, type_name: str, messages: Any) -> None:
+        super().__init__(f"{type_name}: {messages}")
+        self.messages = messages
+
+
+def _card_drawn_v1_to_v2(data: EventData) -> EventData:
+    # v1 recorded one card per event, from when only draw-one existed; v2 records a whole draw.
+    rest = {k: v for k, v in data.items() if k != "card"}
+    return {**rest, "cards": [data["card"]]}
+
+
+#: (type name, version) -> function producing the data of version + 1.
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("CardDrawn", 1): _card_drawn_v1_to_v2,
+}
+
+
+def encode(event: AnyEvent) -> tuple[str, int, EventData]:
+    """Type name, schema version and JSON-ready data for one event."""
+    data: EventData = SCHEMAS[type(event)].dump(event)
+    return event.TYPE, event.VERSION, data
+
+
+def upcast(type_name: str, version: int, data: Mapping[str, Any]) -> EventData:
+    """Bring stored data of any known version up to the type's current version."""
+    cls = CATALOG.get(type_name)
+    if cls is None:
+        raise UnknownEvent(f"unknown event type {type_name!r}")
+    if version > cls.VERSION or version < 1:
+        raise UnknownEvent(f"{type_name} v{version} is not a version this code knows")
+    if not isinstance(data, Mapping):
+        raise InvalidEvent(type_name, {"_schema": ["event data must be a JSON object"]})
+    current = dict(data)
+    while version < cls.VERSION:
+        step = UPCASTERS.get((type_name, version))
+        if step is None:
+            raise UnknownEvent(f"no upcaster for {type_name} v{version}")
+        try:
+            current = step(current)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidEvent(
+                type_name, {"_schema": [f"v{version} data cannot be upcast: {exc!r}"]}
+            ) from exc
+        version += 1
+    return current
+
+
+def decode(type_name: str, version: int, data: Mapping[str, Any]) -> AnyEvent:
+    """The catalog event for stored (type, version, data), upcast and validated."""
+    current = upcast(type_name, version, data)
+    cls = CATALOG[type_name]
+    try:
+        event: AnyEvent = SCHEMAS[cls].load(current)
+    except ValidationError as exc:
+        raise InvalidEvent(type_name, exc.messages) from exc
+    return event
+
+
+def decode_game(type_name: str, version: int, data: Mapping[str, Any]) -> GameEvent:
+    """Like :func:`decode`, for a game stream: any other kind of event is refused."""
+    event = decode(type_name, version, data)
+    if not isinstance(event, GAME_EVENT_TYPES):
+        raise UnknownEvent(f"{type_name} is not a game event")
+    return event

@@ -1,0 +1,61 @@
+"""The one exception the rules raise, and the stable codes it carries.
+
+A code is part of the public contract (it reaches API clients in problem details), so codes are
+only ever added, never renamed. The sentence is for humans and may be reworded.
+"""
+
+from __future__ import annotations
+
+
+class RuleViolation(Exception):
+    """A command broke a rule of the game, the paytable or the deal."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(f"{code}: {detail}")
+        self.code = code
+        self.detail = detail
+
+
+# Game lifecycle
+GAME_NOT_STARTED = "game-not-started"
+GAME_ALREADY_STARTED = "game-already-started"
+GAME_OVER = "game-over"
+GAME_COMPLETE = "game-complete"
+
+# Stock and waste
+STOCK_EMPTY = "stock-empty"
+STOCK_NOT_EMPTY = "stock-not-empty"
+NO_PASSES_LEFT = "no-passes-left"
+WASTE_EMPTY = "waste-empty"
+
+# Piles and moves
+UNKNOWN_PILE = "unknown-pile"
+INVALID_SOURCE = "invalid-source"
+INVALID_DESTINATION = "invalid-destination"
+SAME_PILE = "same-pile"
+SOURCE_EMPTY = "source-empty"
+SOURCE_FACE_DOWN = "source-face-down"
+INVALID_COUNT = "invalid-count"
+NOT_ONE_RANK_LOWER = "not-one-rank-lower"
+NOT_OPPOSITE_COLOUR = "not-opposite-colour"
+ONLY_KING_TO_EMPTY_COLUMN = "only-king-to-empty-column"
+DESTINATION_FACE_DOWN = "destination-face-down"
+FOUNDATION_NEEDS_ACE = "foundation-needs-ace"
+FOUNDATION_WRONG_SUIT = "foundation-wrong-suit"
+FOUNDATION_WRONG_RANK = "foundation-wrong-rank"
+NO_FOUNDATION_FITS = "no-foundation-fits"
+
+# Turning and undo
+NOTHING_TO_TURN = "nothing-to-turn"
+TOP_CARD_FACE_UP = "top-card-face-up"
+UNDO_NOT_ALLOWED = "undo-not-allowed"
+
+# Deal, seed, stake
+UNKNOWN_VARIANT = "unknown-variant"
+INVALID_DECK = "invalid-deck"
+SEED_MISMATCH = "seed-mismatch"
+SEED_REQUIRED = "seed-required"
+INVALID_REASON = "invalid-reason"
+UNKNOWN_CURRENCY = "unknown-currency"
+STAKE_NOT_MULTIPLE = "stake-not-multiple"
+STAKE_OUT_OF_RANGE = "stake-out-of-range"

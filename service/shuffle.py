@@ -1,0 +1,91 @@
+"""The verifiable shuffle: deck = f(server seed, client seed), published in ``SHUFFLE.md``.
+
+HMAC-SHA256 in counter mode gives a byte stream keyed by the server seed; 32-bit words from it
+drive a Fisher-Yates shuffle of the canonical deck, with rejection sampling so every index is
+exactly equally likely. The server commits to SHA-256(server seed) before play and reveals the
+seed when the game ends, so anyone can re-derive the deck. Seeds come from ``secrets`` only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Iterator
+
+from service.cards import CANONICAL_DECK, Card
+
+ALGORITHM = "hmac-sha256-fisher-yates/1"
+#: Recorded instead of ALGORITHM when a certification game is given its deck outright.
+CERTIFICATION_DECK = "certification-deck"
+
+SEED_BYTES = 32
+CLIENT_SEED_MAX = 64
+_DOMAIN = b"vegas-solitaire/shuffle/1"
+_WORD = 4
+_WORD_RANGE = 1 << 32
+_SEED_HEX = re.compile(r"[0-9a-f]{64}")
+
+
+def new_server_seed() -> bytes:
+    """A fresh 256-bit seed from the operating system's CSPRNG."""
+    return secrets.token_bytes(SEED_BYTES)
+
+
+def commitment(server_seed: bytes) -> str:
+    """What the game publishes before play: SHA-256 of the raw seed bytes, lowercase hex."""
+    return hashlib.sha256(server_seed).hexdigest()
+
+
+def seed_matches(server_seed_hex: str, seed_commitment: str) -> bool:
+    """True for the one spelling events record: 64 lowercase hex digits hashing to the
+    commitment."""
+    if _SEED_HEX.fullmatch(server_seed_hex) is None:
+        return False
+    seed = bytes.fromhex(server_seed_hex)
+    return hmac.compare_digest(commitment(seed), seed_commitment)
+
+
+def check_client_seed(client_seed: str) -> None:
+    """Client seeds are 1-64 printable ASCII characters, so every implementation encodes them
+    the same way."""
+    if not 1 <= len(client_seed) <= CLIENT_SEED_MAX or not all(
+        " " <= ch <= "~" for ch in client_seed
+    ):
+        raise ValueError("a client seed is 1 to 64 printable ASCII characters")
+
+
+def _words(server_seed: bytes, client_seed: str) -> Iterator[int]:
+    """Big-endian unsigned 32-bit words of HMAC-SHA256(seed, domain 00 client 00 counter)."""
+    prefix = _DOMAIN + b"\x00" + client_seed.encode("ascii") + b"\x00"
+    counter = 0
+    while True:
+        block = hmac.new(server_seed, prefix + counter.to_bytes(8, "big"), hashlib.sha256).digest()
+        for i in range(0, len(block), _WORD):
+            yield int.from_bytes(block[i : i + _WORD], "big")
+        counter += 1
+
+
+def uniform_below(words: Iterator[int], n: int) -> int:
+    """An integer in [0, n) with no modulo bias: words at or above the largest multiple of n
+    that fits in 32 bits are thrown away and the next word is tried."""
+    limit = _WORD_RANGE - _WORD_RANGE % n
+    for word in words:
+        if word < limit:
+            return word % n
+    raise AssertionError("the word stream is endless")  # pragma: no cover
+
+
+def derive_deck(server_seed: bytes, client_seed: str | None = None) -> tuple[Card, ...]:
+    """The 52 cards in deal order for this seed pair (``None`` client seed = empty string)."""
+    if len(server_seed) != SEED_BYTES:
+        raise ValueError("the server seed is exactly 32 bytes")
+    if client_seed is not None:
+        check_client_seed(client_seed)
+    words = _words(server_seed, client_seed or "")
+    deck = list(CANONICAL_DECK)
+    for i in range(len(deck) - 1, 0, -1):
+        j = uniform_below(words, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)

@@ -1,0 +1,1 @@
+"""Benchmarks run by ``make bench``. They print figures; nothing here asserts a time."""

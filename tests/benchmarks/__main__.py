@@ -1,0 +1,26 @@
+"""``python -m tests.benchmarks``: run every benchmark and print its figures."""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+
+from tests.benchmarks import rules
+
+SUITES = {"rules": rules.run}
+
+
+def main(argv: list[str]) -> None:
+    chosen = argv or list(SUITES)
+    print(f"# benchmarks on {platform.node()}, Python {platform.python_version()}")
+    for name in chosen:
+        print(f"\n## {name}")
+        started = time.perf_counter()
+        for line in SUITES[name]():
+            print(f"- {line}", flush=True)
+        print(f"  ({time.perf_counter() - started:.1f} s)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

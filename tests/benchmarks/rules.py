@@ -1,0 +1,122 @@
+"""Rules-core figures: events folded per second replaying recorded random games, and the mean
+time of one decide+evolve step.
+
+The corpus (10,000 random games by default) is generated once with both cores and cached as
+encoded events under ``.data/bench/`` so repeated runs measure replay, not generation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from events import codec
+from events.catalog import GameEvent
+from service import game as g
+from service import shuffle
+from service.paytable import default_paytables
+
+GAMES = int(os.environ.get("BENCH_GAMES", "10000"))
+MAX_COMMANDS = 120
+CACHE = Path(".data/bench") / f"games-{GAMES}-{shuffle.ALGORITHM.replace('/', '-')}.jsonl"
+PAYTABLE = default_paytables()["GBP"]
+
+
+def _start(index: int, rng: random.Random) -> tuple[g.Game, list[GameEvent], bytes]:
+    seed = rng.randbytes(32)
+    command = g.StartGame(
+        game_id=f"bench-{index}",
+        player_id=f"player-{index % 97}",
+        variant=rng.choice(("vegas-draw1", "vegas-draw3")),
+        stake=rng.choice(PAYTABLE.ladder),
+        paytable=PAYTABLE,
+        deck=shuffle.derive_deck(seed),
+        shuffle_algorithm=shuffle.ALGORITHM,
+        seed_commitment=shuffle.commitment(seed),
+    )
+    events = g.decide(g.INITIAL, command)
+    return g.fold(events), events, seed
+
+
+def play_random_game(index: int) -> tuple[list[GameEvent], list[g.Command]]:
+    """One game of random legal commands, collected at the end; its events and commands."""
+    rng = random.Random(index)
+    state, events, seed = _start(index, rng)
+    commands: list[g.Command] = []
+    for _ in range(rng.randint(10, MAX_COMMANDS)):
+        options = [c for c in g.legal_commands(state) if not isinstance(c, g.Collect)]
+        if not options:
+            break
+        command = rng.choice(options)
+        new = g.decide(state, command)
+        state = g.fold(new, state)
+        events.extend(new)
+        commands.append(command)
+    collect = g.Collect(server_seed=seed.hex())
+    events.extend(g.decide(state, collect))
+    commands.append(collect)
+    return events, commands
+
+
+def _encoded_game(index: int) -> str:
+    events, _ = play_random_game(index)
+    return json.dumps([codec.encode(e) for e in events])
+
+
+def load_corpus() -> list[list[tuple[str, int, dict[str, object]]]]:
+    if not CACHE.exists():
+        CACHE.parent.mkdir(parents=True, exist_ok=True)
+        started = time.perf_counter()
+        with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            lines = list(pool.map(_encoded_game, range(GAMES), chunksize=250))
+        CACHE.write_text("\n".join(lines) + "\n")
+        print(f"  (generated {GAMES} random games in {time.perf_counter() - started:.1f} s)")
+    return [[(t, v, d) for t, v, d in json.loads(line)] for line in CACHE.read_text().splitlines()]
+
+
+def _timed(fn: object) -> float:
+    started = time.perf_counter()
+    fn()  # type: ignore[operator]
+    return time.perf_counter() - started
+
+
+def run() -> Iterator[str]:
+    corpus = load_corpus()
+    started = time.perf_counter()
+    decoded = [[codec.decode_game(t, v, d) for t, v, d in game] for game in corpus]
+    decode_s = time.perf_counter() - started
+    events = sum(len(game) for game in decoded)
+
+    def fold_all() -> None:
+        for game in decoded:
+            g.fold(game)
+
+    fold_s = min(_timed(fold_all) for _ in range(3))
+    yield f"replay corpus: {len(corpus)} games, {events} events ({events / len(corpus):.1f}/game)"
+    yield f"fold only: {events / fold_s:,.0f} events/s ({len(corpus) / fold_s:,.0f} games/s)"
+    yield f"decode stored JSON (marshmallow, validating): {events / decode_s:,.0f} events/s"
+    yield f"decode + fold: {events / (decode_s + fold_s):,.0f} events/s"
+
+    # One decide+evolve step, measured by re-deciding recorded commands on their states.
+    sample = [play_random_game(i) for i in range(300)]
+    steps = 0
+    started = time.perf_counter()
+    for recorded, commands in sample:
+        state = g.fold(recorded[:2])
+        for command in commands:
+            state = g.fold(g.decide(state, command), state)
+            steps += 1
+    elapsed = time.perf_counter() - started
+    yield f"decide+evolve: {elapsed / steps * 1e6:.1f} us mean per command ({steps} commands)"
+
+    states = [g.fold(recorded[:-1]) for recorded, _ in sample]
+    started = time.perf_counter()
+    for state in states:
+        g.legal_commands(state)
+    listing = (time.perf_counter() - started) / len(states)
+    yield f"legal moves listing (end of game): {listing * 1e6:.0f} us per call"

@@ -1,0 +1,388 @@
+"""A game's life: winnings as play goes on, auto-complete, collect, void, and start refusals."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from events.catalog import (
+    AutoCompleted,
+    AutoMove,
+    CardDrawn,
+    CardMoved,
+    CardTurned,
+    Collected,
+    GameEvent,
+    Voided,
+)
+from service import errors, shuffle
+from service import game as g
+from service.cards import RANKS
+from service.errors import RuleViolation
+from service.klondike import Layout
+from tests.builders import GBP, SEED, easy_deck, game_on, layout, play, start
+
+SEED_HEX = SEED.hex()
+
+
+def _layout(game: g.Game) -> Layout:
+    assert game.layout is not None
+    return game.layout
+
+
+def _refused(game: g.Game, command: g.Command) -> str:
+    with pytest.raises(RuleViolation) as info:
+        g.decide(game, command)
+    return info.value.code
+
+
+def _suit(suit: str, top: str) -> str:
+    """``_suit("S", "Q")`` -> ``"AS 2S ... QS"``: a foundation built up to ``top``."""
+    return " ".join(r + suit for r in RANKS[: RANKS.index(top) + 1])
+
+
+PLAY_COMMANDS: list[g.Command] = [
+    g.Draw(),
+    g.Recycle(),
+    g.MoveCards("waste", "foundation"),
+    g.MoveCards("tableau:0", "tableau:1"),
+    g.Turn(0),
+    g.Undo(),
+]
+
+
+# --- winnings -----------------------------------------------------------------------------------
+
+
+def test_winnings_follow_the_foundation_count_at_every_step() -> None:
+    game = game_on(layout(["4S|2H", "|3C", "5C 6C|"], stock="9D", waste="AH"))
+    steps: list[tuple[g.Command, int]] = [
+        (g.MoveCards("waste", "foundation"), 50),
+        (g.MoveCards("tableau:0", "foundation"), 100),
+        (g.MoveCards("foundation:0", "tableau:1"), 50),  # a card back off costs one win rate
+        (g.MoveCards("tableau:1", "foundation:0"), 100),
+        (g.Draw(), 100),
+        (g.Undo(), 100),
+        (g.Turn(0), 100),
+        (g.MoveCards("foundation:0", "tableau:1"), 50),
+        (g.Undo(), 100),
+    ]
+    assert (game.win_rate, game.winnings) == (50, 0)
+    for command, winnings in steps:
+        game, _ = play(game, command)
+        assert game.winnings == winnings
+        assert game.winnings == _layout(game).foundation_count * game.win_rate
+
+
+def test_win_rate_is_a_fifty_second_of_five_stakes() -> None:
+    game = game_on(layout(["4S|2H"], stock="9D", waste="AH"), stake=1040)
+    game, _ = play(game, g.MoveCards("waste", "foundation"), g.MoveCards("tableau:0", "foundation"))
+    assert (game.win_rate, game.foundation_count, game.winnings) == (100, 2, 200)
+
+
+# --- auto-complete ------------------------------------------------------------------------------
+
+
+def _almost_done_by_turn() -> g.Game:
+    """48 cards up; the last face-down card is the only thing left to reveal."""
+    return game_on(
+        layout(
+            ["QD|", "|KH", "|KD", "|KS"],
+            foundations=[_suit("S", "Q"), _suit("H", "Q"), _suit("D", "J"), _suit("C", "K")],
+        )
+    )
+
+
+def test_turning_the_last_face_down_card_triggers_auto_complete() -> None:
+    game, events = play(_almost_done_by_turn(), g.Turn(0))
+    assert events == [
+        CardTurned(0, "QD"),
+        AutoCompleted(
+            (
+                AutoMove("tableau:0", "foundation:2", "QD"),
+                AutoMove("tableau:1", "foundation:1", "KH"),
+                AutoMove("tableau:2", "foundation:2", "KD"),
+                AutoMove("tableau:3", "foundation:0", "KS"),
+            )
+        ),
+    ]
+    assert game.status == "complete"
+    assert game.foundation_count == 52
+    assert game.winnings == 52 * 50
+    assert all(len(f) == 13 for f in _layout(game).foundations)
+    assert all(col.is_empty for col in _layout(game).tableau)
+
+
+def test_playing_the_last_waste_card_triggers_auto_complete() -> None:
+    lay = layout(
+        ["|KC"],
+        foundations=[_suit("S", "K"), _suit("H", "K"), _suit("D", "K"), _suit("C", "J")],
+        waste="QC",
+    )
+    game, events = play(game_on(lay), g.MoveCards("waste", "foundation"))
+    assert events == [
+        CardMoved("waste", "foundation:3", ("QC",)),
+        AutoCompleted((AutoMove("tableau:0", "foundation:3", "KC"),)),
+    ]
+    assert (game.status, game.winnings) == ("complete", 2600)
+
+
+@pytest.mark.parametrize("command", PLAY_COMMANDS, ids=lambda c: type(c).__name__)
+def test_a_completed_game_refuses_every_play_command(command: g.Command) -> None:
+    game, _ = play(_almost_done_by_turn(), g.Turn(0))
+    assert _refused(game, command) == errors.GAME_COMPLETE
+
+
+def test_a_completed_game_can_be_collected_for_the_maximum() -> None:
+    game, _ = play(_almost_done_by_turn(), g.Turn(0))
+    game, events = play(game, g.Collect(server_seed=SEED_HEX))
+    assert events == [Collected("player", 2600, "GBP", 52, SEED_HEX)]
+    assert (game.status, game.payout, game.refund) == ("collected", 2600, 0)
+
+
+def test_auto_complete_waits_while_a_face_down_card_remains() -> None:
+    lay = layout(
+        ["KS|", "|QD", "|KD"],
+        foundations=[_suit("S", "Q"), _suit("H", "K"), _suit("D", "J"), _suit("C", "K")],
+    )
+    game, events = play(game_on(lay), g.MoveCards("tableau:1", "foundation"))
+    assert events == [CardMoved("tableau:1", "foundation:2", ("QD",))]
+    assert game.status == "in_progress"
+    game, events = play(game, g.Turn(0))
+    assert events == [
+        CardTurned(0, "KS"),
+        AutoCompleted(
+            (
+                AutoMove("tableau:0", "foundation:0", "KS"),
+                AutoMove("tableau:2", "foundation:2", "KD"),
+            )
+        ),
+    ]
+    assert game.status == "complete"
+
+
+def test_auto_complete_waits_while_the_waste_holds_a_card() -> None:
+    lay = layout(
+        ["|QD", "|KD"],
+        foundations=[_suit("S", "Q"), _suit("H", "K"), _suit("D", "J"), _suit("C", "K")],
+        waste="KS",
+    )
+    game, events = play(game_on(lay), g.MoveCards("tableau:0", "foundation"))
+    assert events == [CardMoved("tableau:0", "foundation:2", ("QD",))]
+    assert (game.status, game.foundation_count) == ("in_progress", 50)
+    game, events = play(game, g.MoveCards("waste", "foundation"))
+    assert events == [
+        CardMoved("waste", "foundation:0", ("KS",)),
+        AutoCompleted((AutoMove("tableau:1", "foundation:2", "KD"),)),
+    ]
+    assert game.status == "complete"
+
+
+def test_auto_complete_waits_while_the_stock_holds_a_card() -> None:
+    lay = layout(
+        ["|QD", "|KD"],
+        foundations=[_suit("S", "Q"), _suit("H", "K"), _suit("D", "J"), _suit("C", "K")],
+        stock="KS",
+    )
+    game, events = play(game_on(lay), g.MoveCards("tableau:0", "foundation"), g.Draw())
+    assert events == [CardMoved("tableau:0", "foundation:2", ("QD",)), CardDrawn(("KS",))]
+    assert (game.status, game.foundation_count) == ("in_progress", 50)
+    game, events = play(game, g.MoveCards("waste", "foundation"))
+    assert events[-1] == AutoCompleted((AutoMove("tableau:1", "foundation:2", "KD"),))
+    assert (game.status, game.winnings) == ("complete", 2600)
+
+
+def _next_tableau_command(game: g.Game) -> g.Command:
+    """Turn a face-down top card if there is one, else play the first top card that fits."""
+    lay = _layout(game)
+    for i, col in enumerate(lay.tableau):
+        if col.down and not col.up:
+            return g.Turn(i)
+    for i, col in enumerate(lay.tableau):
+        if col.up:
+            try:
+                g.decide(game, g.MoveCards(f"tableau:{i}", "foundation"))
+            except RuleViolation:
+                continue
+            return g.MoveCards(f"tableau:{i}", "foundation")
+    raise AssertionError("the easy deck got stuck")
+
+
+def test_easy_deck_is_won_and_auto_completed_by_the_last_turn() -> None:
+    game, _ = start(easy_deck())
+    stock = easy_deck()[28:]
+    for n, card in enumerate(stock):
+        game, events = play(game, g.Draw(), g.MoveCards("waste", "foundation"))
+        assert events == [CardDrawn((card,)), CardMoved("waste", f"foundation:{n % 4}", (card,))]
+        assert game.winnings == (n + 1) * 50
+    assert (len(_layout(game).stock), _layout(game).waste) == (0, ())
+
+    turns: list[list[GameEvent]] = []
+    while game.status == "in_progress":
+        command = _next_tableau_command(game)
+        before = game.foundation_count
+        game, events = play(game, command)
+        if not isinstance(command, g.Turn):
+            assert len(events) == 1
+            continue
+        turns.append(events)
+    *earlier, last = turns
+    assert all(len(events) == 1 for events in earlier)  # nothing auto-completes before
+    turned, auto = last
+    assert isinstance(turned, CardTurned)
+    assert isinstance(auto, AutoCompleted)
+    assert len(auto.moves) == 52 - before
+    assert all(m.source.startswith("tableau:") for m in auto.moves)
+    assert game.status == "complete"
+    assert game.winnings == 52 * game.win_rate == 2600
+    assert _layout(game).foundations == tuple(tuple(r + s for r in RANKS) for s in "SHDC")
+    game, events = play(game, g.Collect())
+    assert events == [Collected("player", 2600, "GBP", 52, None)]
+
+
+# --- collect ------------------------------------------------------------------------------------
+
+
+def test_collect_right_after_the_deal_pays_nothing_and_reveals_the_seed() -> None:
+    game, _ = start()
+    game, events = play(game, g.Collect(server_seed=SEED_HEX))
+    assert events == [
+        Collected(
+            reason="player", winnings=0, currency="GBP", foundation_count=0, server_seed=SEED_HEX
+        )
+    ]
+    assert (game.status, game.payout, game.server_seed) == ("collected", 0, SEED_HEX)
+
+
+def test_collect_mid_game_pays_the_winnings_held() -> None:
+    game = game_on(layout(["4S 5C|"], foundations=["AS 2S", "AH"], stock="9D"))
+    game, events = play(game, g.Collect(reason="timeout", server_seed=SEED_HEX))
+    assert events == [Collected("timeout", 150, "GBP", 3, SEED_HEX)]
+    assert (game.status, game.payout, game.end_reason) == ("collected", 150, "timeout")
+
+
+def test_collect_without_the_seed_is_refused_seed_required() -> None:
+    game, _ = start()
+    assert _refused(game, g.Collect()) == errors.SEED_REQUIRED
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [bytes(32).hex(), SEED_HEX[:-2], SEED_HEX + "00", "not-hex", ""],
+)
+def test_collect_with_a_wrong_seed_is_refused_seed_mismatch(seed: str) -> None:
+    game, _ = start()
+    assert _refused(game, g.Collect(server_seed=seed)) == errors.SEED_MISMATCH
+
+
+def test_collect_of_a_given_deck_game_needs_no_seed_and_refuses_one() -> None:
+    game, _ = start(easy_deck())
+    assert _refused(game, g.Collect(server_seed=SEED_HEX)) == errors.SEED_MISMATCH
+    _, events = play(game, g.Collect())
+    assert events == [Collected("player", 0, "GBP", 0, None)]
+
+
+# --- void ---------------------------------------------------------------------------------------
+
+
+def test_void_refunds_the_stake_whatever_the_winnings() -> None:
+    game = game_on(layout(["4S 5C|"], foundations=["AS 2S"], stock="9D"), stake=1040)
+    game, events = play(game, g.Void(reason="operator error", server_seed=SEED_HEX))
+    assert events == [Voided("operator error", 1040, "GBP", SEED_HEX)]
+    assert (game.status, game.refund, game.payout) == ("voided", 1040, 0)
+
+
+def test_void_without_the_seed_is_refused_seed_required() -> None:
+    game, _ = start()
+    assert _refused(game, g.Void(reason="x")) == errors.SEED_REQUIRED
+
+
+# --- game over and not started ------------------------------------------------------------------
+
+ALL_AFTER_START: list[g.Command] = [
+    *PLAY_COMMANDS,
+    g.Collect(server_seed=SEED_HEX),
+    g.Void(reason="again", server_seed=SEED_HEX),
+]
+
+
+@pytest.mark.parametrize(
+    "ending",
+    [g.Collect(server_seed=SEED_HEX), g.Void(reason="operator", server_seed=SEED_HEX)],
+    ids=["collected", "voided"],
+)
+@pytest.mark.parametrize("command", ALL_AFTER_START, ids=lambda c: type(c).__name__)
+def test_an_ended_game_refuses_every_command_game_over(
+    ending: g.Command, command: g.Command
+) -> None:
+    game, _ = start()
+    game, _ = play(game, g.Draw(), ending)
+    assert _refused(game, command) == errors.GAME_OVER
+
+
+@pytest.mark.parametrize("command", ALL_AFTER_START, ids=lambda c: type(c).__name__)
+def test_any_command_before_the_deal_is_refused_game_not_started(command: g.Command) -> None:
+    assert _refused(g.INITIAL, command) == errors.GAME_NOT_STARTED
+
+
+# --- starting -----------------------------------------------------------------------------------
+
+
+def _start_command(**changes: object) -> g.StartGame:
+    command = g.StartGame(
+        game_id="game-2",
+        player_id="player-2",
+        variant="vegas-draw1",
+        stake=520,
+        paytable=GBP,
+        deck=easy_deck(),
+        shuffle_algorithm=shuffle.CERTIFICATION_DECK,
+        seed_commitment=None,
+    )
+    return replace(command, **changes)  # type: ignore[arg-type]
+
+
+def test_start_game_on_a_started_game_is_refused_game_already_started() -> None:
+    game, _ = start()
+    assert _refused(game, _start_command()) == errors.GAME_ALREADY_STARTED
+
+
+def test_start_game_on_an_ended_game_is_refused_game_already_started() -> None:
+    game, _ = start(easy_deck())
+    game, _ = play(game, g.Collect())
+    assert _refused(game, _start_command()) == errors.GAME_ALREADY_STARTED
+
+
+def test_start_game_with_an_unknown_variant_is_refused() -> None:
+    assert _refused(g.INITIAL, _start_command(variant="vegas-draw2")) == errors.UNKNOWN_VARIANT
+
+
+@pytest.mark.parametrize(
+    "deck",
+    [
+        pytest.param(easy_deck()[:51], id="51-cards"),
+        pytest.param((*easy_deck()[:51], easy_deck()[0]), id="duplicate-card"),
+        pytest.param((*easy_deck(), "AS"), id="53-cards"),
+        pytest.param((*easy_deck()[:51], "1S"), id="not-a-card"),
+        pytest.param((), id="empty"),
+    ],
+)
+def test_start_game_with_a_bad_deck_is_refused_invalid_deck(deck: tuple[str, ...]) -> None:
+    assert _refused(g.INITIAL, _start_command(deck=deck)) == errors.INVALID_DECK
+
+
+@pytest.mark.parametrize("stake", [0, 52, 1_040_052, -520])
+def test_start_game_with_a_stake_outside_the_range_is_refused(stake: int) -> None:
+    assert _refused(g.INITIAL, _start_command(stake=stake)) == errors.STAKE_OUT_OF_RANGE
+
+
+@pytest.mark.parametrize("stake", [530, 105, 1_039_999])
+def test_start_game_with_a_stake_not_a_multiple_of_52_is_refused(stake: int) -> None:
+    assert _refused(g.INITIAL, _start_command(stake=stake)) == errors.STAKE_NOT_MULTIPLE
+
+
+@pytest.mark.parametrize("stake", [104, 1_040_000])
+def test_start_game_accepts_the_stake_limits(stake: int) -> None:
+    events = g.decide(g.INITIAL, _start_command(stake=stake))
+    assert g.fold(events).win_rate == stake * 5 // 52

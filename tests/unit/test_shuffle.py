@@ -1,0 +1,196 @@
+"""The verifiable shuffle: the published algorithm, its worked example, and its fairness."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from statistics import NormalDist
+
+import pytest
+
+from service import shuffle
+from service.cards import ALL_CARDS, CANONICAL_DECK, Card
+from service.klondike import deal
+
+SPEC = Path(shuffle.__file__).with_name("SHUFFLE.md").read_text()
+EXAMPLE_SEED = bytes(range(32))
+EXAMPLE_DECK = (
+    "2C 6S 9H 5H 7S 5D 3C JC 2D JH 7D 3D 5S KC 4S TD AD 6D AC QD 9D 8D TH 8C 4C 3S "
+    "AS JD 3H 4H KD AH 8S 5C JS 6H 9S 8H 4D QC KS 2H 7H TS TC 6C KH 9C 2S 7C QS QH"
+).split()
+LUCKY_DECK = (
+    "9C QH 7C 4S 7H 5D QS 3H 2D 4H 2S JD JC 5S 5C 2H 6D JH QC 8C 9S TC 3D 7S 8H AH "
+    "KD 6S QD 2C 4D KH AD 5H 8D 4C 9H 3S KS TS 9D TD 7D AS JS TH AC 6H 6C 3C KC 8S"
+).split()
+
+
+def _spec_decks() -> list[list[str]]:
+    """The decks printed in SHUFFLE.md's code blocks (two lines of 26 cards each)."""
+    blocks = re.findall(r"```\n((?:[2-9TJQKA][SHDC] ?)+\n(?:[2-9TJQKA][SHDC] ?)+)\n```", SPEC)
+    return [block.split() for block in blocks]
+
+
+def test_worked_example_deals_the_documented_deck() -> None:
+    assert list(shuffle.derive_deck(EXAMPLE_SEED)) == EXAMPLE_DECK
+    assert list(shuffle.derive_deck(EXAMPLE_SEED, "lucky")) == LUCKY_DECK
+
+
+def test_spec_prints_exactly_the_decks_the_code_derives() -> None:
+    assert _spec_decks() == [EXAMPLE_DECK, LUCKY_DECK]
+
+
+def test_spec_commitment_and_first_block_match_the_code() -> None:
+    commitment = shuffle.commitment(EXAMPLE_SEED)
+    assert commitment == hashlib.sha256(EXAMPLE_SEED).hexdigest()
+    assert f"`{commitment}`" in SPEC
+    message = b"vegas-solitaire/shuffle/1\x00\x00" + (0).to_bytes(8, "big")
+    assert f"`{message.hex()}`" in SPEC
+    assert f"`{hmac.new(EXAMPLE_SEED, message, hashlib.sha256).hexdigest()}`" in SPEC
+
+
+def test_spec_layout_table_matches_the_deal() -> None:
+    layout = deal(EXAMPLE_DECK, 1, 1)
+    for i, column in enumerate(layout.tableau):
+        down = " ".join(column.down)
+        row = rf"\| {i} \| {f'`{down}`' if down else ''} ?\| `{column.up[0]}` \|"
+        assert re.search(row, SPEC), row
+    assert "begins `" + " ".join(layout.stock[:3]) + "`" in SPEC
+
+
+def test_independent_reimplementation_from_the_spec_agrees() -> None:
+    """Written from SHUFFLE.md's text alone, without calling the module's helpers."""
+
+    def words() -> Iterator[int]:
+        k = 0
+        while True:
+            msg = b"vegas-solitaire/shuffle/1" + b"\x00" + b"lucky" + b"\x00" + k.to_bytes(8, "big")
+            block = hmac.new(EXAMPLE_SEED, msg, hashlib.sha256).digest()
+            for i in range(0, 32, 4):
+                yield int.from_bytes(block[i : i + 4], "big")
+            k += 1
+
+    stream = words()
+    deck = [r + s for s in "SHDC" for r in "A23456789TJQK"]
+    for i in range(51, 0, -1):
+        n = i + 1
+        limit = 2**32 - (2**32 % n)
+        w = next(stream)
+        while w >= limit:
+            w = next(stream)
+        j = w % n
+        deck[i], deck[j] = deck[j], deck[i]
+    assert deck == LUCKY_DECK
+
+
+def test_canonical_deck_order() -> None:
+    assert CANONICAL_DECK[0] == "AS"
+    assert CANONICAL_DECK[12] == "KS"
+    assert CANONICAL_DECK[13] == "AH"
+    assert CANONICAL_DECK[51] == "KC"
+
+
+def test_rejection_sampling_discards_words_at_or_above_the_limit() -> None:
+    n = 52
+    limit = 2**32 - 2**32 % n
+    assert shuffle.uniform_below(iter([limit, 2**32 - 1, 105]), n) == 105 % n
+    assert shuffle.uniform_below(iter([limit - 1]), n) == (limit - 1) % n
+
+
+def test_client_seed_changes_the_deck_and_none_equals_empty_stream() -> None:
+    assert shuffle.derive_deck(EXAMPLE_SEED, "a") != shuffle.derive_deck(EXAMPLE_SEED)
+    assert shuffle.derive_deck(EXAMPLE_SEED, None) == tuple(EXAMPLE_DECK)
+
+
+@pytest.mark.parametrize("bad", ["", "x" * 65, "caf\u00e9", "tab\there"])
+def test_client_seed_must_be_1_to_64_printable_ascii(bad: str) -> None:
+    with pytest.raises(ValueError, match="printable ASCII"):
+        shuffle.derive_deck(EXAMPLE_SEED, bad)
+
+
+def test_server_seed_must_be_32_bytes() -> None:
+    with pytest.raises(ValueError, match="32 bytes"):
+        shuffle.derive_deck(b"short")
+
+
+def test_new_seeds_are_fresh_and_256_bit() -> None:
+    seeds = {shuffle.new_server_seed() for _ in range(100)}
+    assert len(seeds) == 100
+    assert all(len(s) == 32 for s in seeds)
+
+
+def test_seed_matches_its_commitment_only() -> None:
+    commitment = shuffle.commitment(EXAMPLE_SEED)
+    assert shuffle.seed_matches(EXAMPLE_SEED.hex(), commitment)
+    assert not shuffle.seed_matches(bytes(32).hex(), commitment)
+    assert not shuffle.seed_matches("not hex", commitment)
+    assert not shuffle.seed_matches(EXAMPLE_SEED.hex()[:-2], commitment)
+
+
+# --- fairness -----------------------------------------------------------------------------------
+
+DECKS = 5200  # 100 expected per (position, card) cell
+Shuffler = Callable[[bytes], tuple[Card, ...]]
+
+
+def _fixed_seeds(count: int) -> list[bytes]:
+    return [hashlib.sha256(f"chi-square seed {i}".encode()).digest() for i in range(count)]
+
+
+def _chi2_critical(df: int, alpha: float) -> float:
+    """Upper-tail critical value of chi-square (Wilson-Hilferty; accurate for df >= 30)."""
+    z = NormalDist().inv_cdf(1 - alpha)
+    return float(df * (1 - 2 / (9 * df) + z * (2 / (9 * df)) ** 0.5) ** 3)
+
+
+def _position_counts(shuffler: Shuffler) -> list[dict[Card, int]]:
+    counts: list[dict[Card, int]] = [dict.fromkeys(CANONICAL_DECK, 0) for _ in range(52)]
+    for seed in _fixed_seeds(DECKS):
+        for position, card in enumerate(shuffler(seed)):
+            counts[position][card] += 1
+    return counts
+
+
+def _unbiased(counts: list[dict[Card, int]]) -> bool:
+    """Every position's card counts and the whole 52x52 table pass chi-square at 99%."""
+    expected = DECKS / 52
+    per_position = [sum((c - expected) ** 2 / expected for c in row.values()) for row in counts]
+    # Bonferroni: 52 position tests at 1% overall, plus the whole table at 1%.
+    position_limit = _chi2_critical(51, 0.01 / 52)
+    table_limit = _chi2_critical(51 * 51, 0.01)
+    return max(per_position) < position_limit and sum(per_position) < table_limit
+
+
+@pytest.fixture(scope="module")
+def published_counts() -> list[dict[Card, int]]:
+    return _position_counts(shuffle.derive_deck)
+
+
+def test_every_derived_deck_is_a_permutation_of_52() -> None:
+    for seed in _fixed_seeds(2000):
+        deck = shuffle.derive_deck(seed)
+        assert len(deck) == 52
+        assert set(deck) == ALL_CARDS
+
+
+def test_no_position_bias_at_the_99_percent_level(
+    published_counts: list[dict[Card, int]],
+) -> None:
+    assert _unbiased(published_counts)
+
+
+def _modulo_biased(seed: bytes) -> tuple[Card, ...]:
+    """The classic mistake the published algorithm avoids: one byte, reduced modulo n."""
+    stream = hashlib.shake_256(seed).digest(51)
+    deck = list(CANONICAL_DECK)
+    for k, i in enumerate(range(51, 0, -1)):
+        j = stream[k] % (i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+def test_the_bias_check_catches_a_modulo_biased_shuffle() -> None:
+    """The fairness test has teeth: the same check rejects a shuffle with modulo bias."""
+    assert not _unbiased(_position_counts(_modulo_biased))
