@@ -7,12 +7,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install lint test run bench clean
+.PHONY: help install lint test migrate run bench clean
 
 help:
 	@echo "make run    install what is needed and start the service"
 	@echo "make test   install what is needed, then ruff, mypy and the whole test suite"
 	@echo "make bench  print the benchmark figures"
+	@echo "make migrate  apply pending database migrations"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +31,10 @@ lint: install
 test: lint
 	$(BIN)/pytest $(PYTEST_ARGS)
 
-run: install
+migrate: install
+	$(BIN)/flask --app service db upgrade
+
+run: migrate
 	$(BIN)/flask --app service run --port $${PORT:-8000}
 
 bench: install

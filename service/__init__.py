@@ -15,6 +15,9 @@ def create_app() -> Flask:
     """The Flask app factory (``flask --app service run``)."""
     app = Flask(__name__)
     paytables = default_paytables()
+    from service import cli
+
+    cli.register(app)
 
     @app.get("/healthz")
     def healthz() -> dict[str, str]:

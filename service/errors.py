@@ -59,3 +59,37 @@ INVALID_REASON = "invalid-reason"
 UNKNOWN_CURRENCY = "unknown-currency"
 STAKE_NOT_MULTIPLE = "stake-not-multiple"
 STAKE_OUT_OF_RANGE = "stake-out-of-range"
+
+
+class NotFound(Exception):
+    """No such player or game (or not one this caller may see: the same answer on purpose)."""
+
+    def __init__(self, what: str, ident: object) -> None:
+        super().__init__(f"no {what} {ident}")
+        self.what = what
+        self.ident = ident
+
+
+class GameInProgress(Exception):
+    """A player has an unfinished game and asked for another."""
+
+    def __init__(self, game_id: object) -> None:
+        super().__init__(f"game {game_id} is still in progress; collect it first")
+        self.game_id = game_id
+
+
+class VersionMismatch(Exception):
+    """The caller's expected game version (If-Match) is not the game's version."""
+
+    def __init__(self, expected: int, actual: int) -> None:
+        super().__init__(f"the game is at version {actual}, not {expected}")
+        self.expected = expected
+        self.actual = actual
+
+
+class CertificationDisabled(Exception):
+    """A certification deal (given seed or deck) was asked for with certification mode off."""
+
+
+class PlayerConflict(Exception):
+    """An external reference already names a player with other details."""

@@ -6,9 +6,9 @@ import platform
 import sys
 import time
 
-from tests.benchmarks import rules
+from tests.benchmarks import rules, store
 
-SUITES = {"rules": rules.run}
+SUITES = {"rules": rules.run, "store": store.run}
 
 
 def main(argv: list[str]) -> None:

@@ -1,0 +1,88 @@
+"""Configuration, read once from the environment. Nothing else in the code reads os.environ."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+from service.paytable import Paytable, default_paytables, paytables_from_config
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class ConfigError(Exception):
+    """The configuration is unusable; the message says which setting and why."""
+
+
+def _flag(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class Settings:
+    environment: str = "development"  # "production" refuses certification mode
+    #: None: start the embedded PostgreSQL (pgserver) in data_dir.
+    database_url: str | None = None
+    data_dir: Path = PROJECT_ROOT / ".data"
+    #: The role every pooled connection switches to (SET ROLE): it may only read and append
+    #: the event and ledger tables. Empty to connect as the login role as it is.
+    db_role: str = "vegas_app"
+    pool_min_size: int = 1
+    pool_max_size: int = 10
+    lock_timeout_ms: int = 5_000
+    idle_in_transaction_timeout_ms: int = 30_000
+    statement_timeout_ms: int = 30_000
+    #: Fernet keys (urlsafe base64) for seeds at rest; the first encrypts, all decrypt.
+    #: Empty: in embedded mode a key is generated into data_dir on first run.
+    seed_keys: tuple[str, ...] = ()
+    certification_mode: bool = False
+    idle_collect_after: timedelta = timedelta(hours=24)
+    paytables: Mapping[str, Paytable] = field(default_factory=default_paytables)
+
+    @property
+    def is_production(self) -> bool:
+        return self.environment == "production"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        environment = env.get("APP_ENV", "development").strip() or "development"
+        certification = _flag(env.get("CERTIFICATION_MODE"))
+        if environment == "production":
+            if certification:
+                raise ConfigError("CERTIFICATION_MODE cannot be on when APP_ENV=production")
+            # No embedded database and no generated key in production: both must be given.
+            for required in ("DATABASE_URL", "SEED_ENCRYPTION_KEYS"):
+                if not env.get(required):
+                    raise ConfigError(f"{required} is required when APP_ENV=production")
+        paytables = default_paytables()
+        if env.get("PAYTABLES_FILE"):
+            try:
+                entries = json.loads(Path(env["PAYTABLES_FILE"]).read_text())
+                paytables = paytables_from_config(entries)
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise ConfigError(f"PAYTABLES_FILE: {exc}") from exc
+        try:
+            return cls(
+                environment=environment,
+                database_url=env.get("DATABASE_URL") or None,
+                data_dir=Path(env.get("DATA_DIR") or PROJECT_ROOT / ".data"),
+                db_role=env.get("DB_ROLE", "vegas_app"),
+                pool_min_size=int(env.get("DB_POOL_MIN", "1")),
+                pool_max_size=int(env.get("DB_POOL_MAX", "10")),
+                lock_timeout_ms=int(env.get("DB_LOCK_TIMEOUT_MS", "5000")),
+                idle_in_transaction_timeout_ms=int(env.get("DB_IDLE_TX_TIMEOUT_MS", "30000")),
+                statement_timeout_ms=int(env.get("DB_STATEMENT_TIMEOUT_MS", "30000")),
+                seed_keys=tuple(k for k in env.get("SEED_ENCRYPTION_KEYS", "").split(",") if k),
+                certification_mode=certification,
+                idle_collect_after=timedelta(
+                    seconds=int(env.get("IDLE_COLLECT_AFTER_SECONDS", str(24 * 3600)))
+                ),
+                paytables=paytables,
+            )
+        except ValueError as exc:
+            raise ConfigError(f"a numeric setting is not a number: {exc}") from exc

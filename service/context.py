@@ -1,0 +1,44 @@
+"""Who is asking, and the metadata every recorded event carries about it."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from service.variants import RULES_VERSION
+
+Role = Literal["player", "operator", "auditor", "finance", "system"]
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    id: str  # a player id, a staff key's name, or a system task's name
+    role: Role
+
+
+SYSTEM = Actor("system", "system")
+
+
+@dataclass(frozen=True, slots=True)
+class RequestContext:
+    actor: Actor
+    request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    #: With an idempotency key, a retry returns the first result instead of running again. The
+    #: fingerprint describes what was asked; the same key with another fingerprint is refused.
+    idempotency_key: str | None = None
+    fingerprint: str = ""
+
+
+def event_metadata(
+    request: RequestContext, paytable_id: str, paytable_version: int
+) -> dict[str, Any]:
+    """Who, which request, and the rules and paytable in force. When is the database's clock,
+    recorded by the store."""
+    return {
+        "actor": request.actor.id,
+        "role": request.actor.role,
+        "request_id": request.request_id,
+        "rules_version": RULES_VERSION,
+        "paytable": {"id": paytable_id, "version": paytable_version},
+    }

@@ -1,0 +1,377 @@
+"""The game service: what the API calls to deal, play, collect, void and read games.
+
+Every money and game rule is enforced here or in the decider, never in HTTP handlers. Each
+operation is one transaction: its events, its ledger postings and its projection rows commit
+together or not at all.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from events.catalog import GameEvent
+from events.codec import decode_game
+from events.records import ConcurrencyConflict, NewEvent, RecordedEvent
+from service import game as g
+from service import ledger, shuffle
+from service.context import Actor, RequestContext, event_metadata
+from service.errors import CertificationDisabled, GameInProgress, NotFound, VersionMismatch
+from service.paytable import Paytable, Quote, paytable_for
+from service.seeds import SeedVault
+from service.storage.projections import HistoryRow, history_row
+from service.unit_of_work import UnitOfWork
+from service.variants import variant_named
+
+
+def game_stream(game_id: uuid.UUID | str) -> str:
+    return f"game-{game_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedGame:
+    """A game's folded state and when its first, latest and ending events were recorded."""
+
+    state: g.Game
+    started_at: datetime
+    last_event_at: datetime
+    ended_at: datetime | None
+    replayed: bool = False  # true when an idempotent retry is answered from the first result
+
+
+@dataclass(frozen=True, slots=True)
+class CertificationDeal:
+    """Certification mode only: deal from this seed (hex) or this deck (deal order)."""
+
+    seed_hex: str | None = None
+    deck: tuple[str, ...] | None = None
+
+
+class _StateCache:
+    """Recently used folded games, so a command reads only the events it has not seen.
+
+    Events never change once stored, so a state folded from committed events stays true; only
+    states read from the database or produced by a committed transaction go in."""
+
+    def __init__(self, size: int = 10_000) -> None:
+        self._size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[str, LoadedGame] = OrderedDict()
+
+    def get(self, stream: str) -> LoadedGame | None:
+        with self._lock:
+            item = self._items.get(stream)
+            if item is not None:
+                self._items.move_to_end(stream)
+            return item
+
+    def put(self, stream: str, loaded: LoadedGame) -> None:
+        with self._lock:
+            current = self._items.get(stream)
+            if current is None or current.state.version < loaded.state.version:
+                self._items[stream] = replace(loaded, replayed=False)
+                self._items.move_to_end(stream)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+
+class Games:
+    def __init__(
+        self,
+        unit_of_work: Callable[[], UnitOfWork],
+        paytables: dict[str, Paytable],
+        vault: SeedVault,
+        *,
+        certification_mode: bool = False,
+    ) -> None:
+        self._uow = unit_of_work
+        self._paytables = paytables
+        self._vault = vault
+        self._certification_mode = certification_mode
+        self._cache = _StateCache()
+
+    # --- quotes ---------------------------------------------------------------------------------
+
+    def quote(self, variant: str, stake: int, currency: str) -> Quote:
+        variant_named(variant)
+        return paytable_for(self._paytables, currency).quote(stake)
+
+    # --- dealing --------------------------------------------------------------------------------
+
+    def start(
+        self,
+        request: RequestContext,
+        player_id: uuid.UUID,
+        variant: str,
+        stake: int,
+        *,
+        client_seed: str | None = None,
+        certification: CertificationDeal | None = None,
+    ) -> LoadedGame:
+        """Debit the stake and deal, in one transaction. Refused if the player has a game in
+        progress, cannot cover the stake, or the stake or variant is not allowed."""
+        if certification is not None and not self._certification_mode:
+            raise CertificationDisabled("certification deals need CERTIFICATION_MODE=1")
+        with self._uow() as uow:
+            # Claim the request before taking the write lock, as every operation does, so two
+            # retries of one request can never wait on each other in opposite orders.
+            stored = uow.claim(request)
+            if stored is not None:
+                return self._replayed(uow, stored)
+            uow.lock_for_write()
+            player = uow.projections.player(player_id)
+            if player is None:
+                raise NotFound("player", player_id)
+            table = paytable_for(self._paytables, player.currency)
+            open_game = uow.projections.open_game(player_id)
+            if open_game is not None:
+                raise GameInProgress(open_game.game_id)
+
+            game_id = uuid.uuid4()
+            seed, command = self._deal(
+                game_id, player_id, variant, stake, table, client_seed, certification
+            )
+            events = g.decide(g.INITIAL, command)
+            stream = game_stream(game_id)
+            self._post_money(uow, stream, 0, str(player_id), str(game_id), events)
+            if seed is not None:
+                uow.seeds.add(game_id, self._vault.key_id, self._vault.encrypt(seed))
+            meta = event_metadata(request, table.id, table.version)
+            recorded = uow.events.append(
+                stream, [NewEvent.of(e, meta) for e in events], expected_version=0
+            )
+            loaded = self._after(None, g.fold(events), recorded)
+            self._project(uow, loaded)
+            uow.remember(request, {"game_id": str(game_id), "version": loaded.state.version})
+            uow.commit()
+        self._cache.put(stream, loaded)
+        return loaded
+
+    @staticmethod
+    def _deal(
+        game_id: uuid.UUID,
+        player_id: uuid.UUID,
+        variant: str,
+        stake: int,
+        table: Paytable,
+        client_seed: str | None,
+        certification: CertificationDeal | None,
+    ) -> tuple[bytes | None, g.StartGame]:
+        """The seed to keep secret (None for a given deck) and the StartGame command."""
+        seed: bytes | None
+        if certification is not None and certification.deck is not None:
+            seed, deck = None, tuple(certification.deck)
+            algorithm, commitment = shuffle.CERTIFICATION_DECK, None
+        else:
+            if certification is not None and certification.seed_hex is not None:
+                seed = bytes.fromhex(certification.seed_hex)
+            else:
+                seed = shuffle.new_server_seed()
+            deck = shuffle.derive_deck(seed, client_seed)
+            algorithm, commitment = shuffle.ALGORITHM, shuffle.commitment(seed)
+        command = g.StartGame(
+            game_id=str(game_id),
+            player_id=str(player_id),
+            variant=variant,
+            stake=stake,
+            paytable=table,
+            deck=deck,
+            shuffle_algorithm=algorithm,
+            seed_commitment=commitment,
+            client_seed=client_seed,
+            certification=certification is not None,
+        )
+        return seed, command
+
+    # --- playing --------------------------------------------------------------------------------
+
+    def play(
+        self,
+        request: RequestContext,
+        game_id: uuid.UUID,
+        command: g.Draw | g.Recycle | g.MoveCards | g.Turn | g.Undo,
+        *,
+        expected_version: int | None = None,
+    ) -> LoadedGame:
+        return self._command(request, game_id, lambda _: command, expected_version)
+
+    def collect(
+        self,
+        request: RequestContext,
+        game_id: uuid.UUID,
+        *,
+        reason: str = "player",
+        expected_version: int | None = None,
+    ) -> LoadedGame:
+        """End the game, pay its winnings and reveal its seed, in one transaction."""
+        if reason not in ("player", "timeout"):
+            raise ValueError("a game is collected by the player or by timeout")
+
+        def command(seed: str | None) -> g.Command:
+            return g.Collect(
+                reason="timeout" if reason == "timeout" else "player", server_seed=seed
+            )
+
+        return self._command(request, game_id, command, expected_version, reveals_seed=True)
+
+    def void(self, request: RequestContext, game_id: uuid.UUID, reason: str) -> LoadedGame:
+        """Operator: end the game without payout and refund the stake."""
+        return self._command(
+            request, game_id, lambda seed: g.Void(reason, seed), None, reveals_seed=True
+        )
+
+    def _command(
+        self,
+        request: RequestContext,
+        game_id: uuid.UUID,
+        make: Callable[[str | None], g.Command],
+        expected_version: int | None,
+        *,
+        reveals_seed: bool = False,
+    ) -> LoadedGame:
+        """Load, decide, append at the loaded version; on a conflict reload and try once more.
+        ``make`` builds the command, given the decrypted seed when the command reveals it."""
+        stream = game_stream(game_id)
+        for attempt in (1, 2):
+            try:
+                with self._uow() as uow:
+                    stored = uow.claim(request)
+                    if stored is not None:
+                        return self._replayed(uow, stored)
+                    loaded = self._load(uow, game_id, request.actor)
+                    state = loaded.state
+                    if expected_version is not None and expected_version != state.version:
+                        raise VersionMismatch(expected_version, state.version)
+                    command = make(self._seed_hex(uow, game_id) if reveals_seed else None)
+                    events = g.decide(state, command)
+                    uow.lock_for_write()
+                    self._post_money(
+                        uow, stream, state.version, state.player_id, state.game_id, events
+                    )
+                    table = paytable_for(self._paytables, state.currency)
+                    meta = event_metadata(request, table.id, table.version)
+                    recorded = uow.events.append(
+                        stream, [NewEvent.of(e, meta) for e in events], state.version
+                    )
+                    after = self._after(loaded, g.fold(events, state), recorded)
+                    self._project(uow, after)
+                    uow.remember(request, {"game_id": str(game_id), "version": after.state.version})
+                    uow.commit()
+                self._cache.put(stream, after)
+                return after
+            except ConcurrencyConflict:
+                if attempt == 2 or expected_version is not None:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _seed_hex(self, uow: UnitOfWork, game_id: uuid.UUID) -> str | None:
+        """The game's server seed, decrypted; None for a game dealt from a given deck."""
+        token = uow.seeds.get(game_id)
+        return self._vault.decrypt(token).hex() if token is not None else None
+
+    # --- reading --------------------------------------------------------------------------------
+
+    def game(
+        self, game_id: uuid.UUID, *, actor: Actor | None = None, to_version: int | None = None
+    ) -> LoadedGame:
+        """A game's state, now or at ``to_version``. A player asking for another player's game
+        gets NotFound, exactly as for a game that does not exist."""
+        with self._uow() as uow:
+            if to_version is None:
+                return self._load(uow, game_id, actor)
+            records = uow.events.read_stream(game_stream(game_id), to_version=to_version)
+            if not records:
+                raise NotFound("game", game_id)
+            loaded = self._after(None, g.fold(_decode(records)), records)
+            self._check_owner(loaded.state, game_id, actor)
+            return loaded
+
+    def records(self, game_id: uuid.UUID) -> list[RecordedEvent]:
+        """The raw stream, with hashes, for auditors."""
+        with self._uow() as uow:
+            records = uow.events.read_stream(game_stream(game_id))
+        if not records:
+            raise NotFound("game", game_id)
+        return records
+
+    def history(
+        self,
+        player_id: uuid.UUID,
+        *,
+        before: tuple[datetime, uuid.UUID] | None = None,
+        limit: int = 20,
+    ) -> list[HistoryRow]:
+        """Betting history, newest first; ``before`` is the last row's (started_at, game_id)."""
+        with self._uow() as uow:
+            if uow.projections.player(player_id) is None:
+                raise NotFound("player", player_id)
+            return uow.projections.history(player_id, before=before, limit=limit)
+
+    def _load(self, uow: UnitOfWork, game_id: uuid.UUID, actor: Actor | None) -> LoadedGame:
+        stream = game_stream(game_id)
+        cached = self._cache.get(stream)
+        after_version = cached.state.version if cached else 0
+        records = uow.events.read_stream(stream, after_version=after_version)
+        if cached is None and not records:
+            raise NotFound("game", game_id)
+        base = cached.state if cached else g.INITIAL
+        loaded = self._after(cached, g.fold(_decode(records), base), records) if records else cached
+        assert loaded is not None
+        self._check_owner(loaded.state, game_id, actor)
+        if records:
+            self._cache.put(stream, loaded)
+        return loaded
+
+    @staticmethod
+    def _check_owner(state: g.Game, game_id: uuid.UUID, actor: Actor | None) -> None:
+        if actor is not None and actor.role == "player" and actor.id != state.player_id:
+            raise NotFound("game", game_id)
+
+    def _replayed(self, uow: UnitOfWork, stored: dict[str, object]) -> LoadedGame:
+        """Answer an idempotent retry with the game as the first request left it."""
+        game_id = uuid.UUID(str(stored["game_id"]))
+        version = int(str(stored["version"]))
+        records = uow.events.read_stream(game_stream(game_id), to_version=version)
+        return replace(self._after(None, g.fold(_decode(records)), records), replayed=True)
+
+    # --- shared steps ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _after(
+        before: LoadedGame | None, state: g.Game, records: Sequence[RecordedEvent]
+    ) -> LoadedGame:
+        started = before.started_at if before else records[0].recorded_at
+        last = records[-1].recorded_at if records else (before.last_event_at if before else started)
+        ended = before.ended_at if before else None
+        if state.is_over and ended is None:
+            ended = last
+        return LoadedGame(state, started, last, ended)
+
+    @staticmethod
+    def _post_money(
+        uow: UnitOfWork,
+        stream: str,
+        version: int,
+        player_id: str,
+        game_id: str,
+        events: Sequence[GameEvent],
+    ) -> None:
+        """Post what the new events owe (stake, winnings, refund), naming each event."""
+        for offset, event in enumerate(events, start=1):
+            entry = ledger.entry_for(event, stream, version + offset, player_id, game_id)
+            if entry is not None:
+                uow.ledger.post(entry)
+
+    @staticmethod
+    def _project(uow: UnitOfWork, loaded: LoadedGame) -> None:
+        uow.projections.save_history(
+            [history_row(loaded.state, loaded.started_at, loaded.last_event_at, loaded.ended_at)]
+        )
+
+
+def _decode(records: Sequence[RecordedEvent]) -> list[GameEvent]:
+    return [decode_game(r.type, r.schema_version, r.data) for r in records]

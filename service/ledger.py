@@ -1,0 +1,174 @@
+"""The double-entry wallet ledger, pure part: accounts, and what each money movement posts.
+
+Every movement is one transaction of signed postings that sum to zero (credit > 0 > debit):
+
+    deposit     cashier -a          player +a
+    withdrawal  player -a           cashier +a
+    stake       player -stake       house-stakes +stake
+    winnings    house-payouts -w    player +w
+    refund      house-stakes -stake player +stake    (a voided game's stake back)
+
+Each names the event that caused it and carries a client transaction id that is applied exactly
+once. The SQL lives in service.storage.ledger.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Literal
+
+from events.catalog import (
+    AnyEvent,
+    Collected,
+    FundsDeposited,
+    FundsWithdrawn,
+    StakePlaced,
+    Voided,
+)
+
+TransactionKind = Literal["deposit", "withdrawal", "stake", "winnings", "refund"]
+AccountKind = Literal["player", "house-stakes", "house-payouts", "cashier"]
+
+
+class InsufficientFunds(Exception):
+    def __init__(self, account_id: str, amount: int) -> None:
+        super().__init__(f"{account_id} cannot cover {amount}")
+        self.account_id = account_id
+        self.amount = amount
+
+
+class TransactionIdReused(Exception):
+    """The same client transaction id came back asking for something else."""
+
+    def __init__(self, client_transaction_id: str) -> None:
+        super().__init__(
+            f"transaction id {client_transaction_id!r} was already used for a different request"
+        )
+        self.client_transaction_id = client_transaction_id
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    account_id: str
+    kind: AccountKind
+    currency: str
+    player_id: str | None = None
+
+
+def player_account(player_id: str, currency: str) -> Account:
+    return Account(f"player:{player_id}", "player", currency, player_id)
+
+
+def house_stakes(currency: str) -> Account:
+    return Account(f"house-stakes:{currency}", "house-stakes", currency)
+
+
+def house_payouts(currency: str) -> Account:
+    return Account(f"house-payouts:{currency}", "house-payouts", currency)
+
+
+def cashier(currency: str) -> Account:
+    return Account(f"cashier:{currency}", "cashier", currency)
+
+
+def house_accounts(currency: str) -> tuple[Account, ...]:
+    return (house_stakes(currency), house_payouts(currency), cashier(currency))
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One ledger transaction to post."""
+
+    client_transaction_id: str
+    kind: TransactionKind
+    currency: str
+    amount: int
+    postings: tuple[tuple[Account, int], ...]  # (account, signed amount), summing to zero
+    cause_stream: str
+    cause_version: int
+
+    @property
+    def fingerprint(self) -> str:
+        """What was asked, independent of when: a reused id must ask for exactly this."""
+        parts = [self.kind, self.currency, str(self.amount)]
+        parts += [f"{account.account_id}={amount}" for account, amount in self.postings]
+        return hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
+def _entry(
+    tx_id: str,
+    kind: TransactionKind,
+    currency: str,
+    amount: int,
+    debit: Account,
+    credit: Account,
+    cause: tuple[str, int],
+) -> Entry:
+    if amount <= 0:
+        raise ValueError(f"a {kind} moves a positive amount, not {amount}")
+    return Entry(tx_id, kind, currency, amount, ((debit, -amount), (credit, amount)), *cause)
+
+
+def deposit(
+    player_id: str, currency: str, amount: int, tx_id: str, cause: tuple[str, int]
+) -> Entry:
+    player = player_account(player_id, currency)
+    return _entry(f"cashier:{tx_id}", "deposit", currency, amount, cashier(currency), player, cause)
+
+
+def withdrawal(
+    player_id: str, currency: str, amount: int, tx_id: str, cause: tuple[str, int]
+) -> Entry:
+    player = player_account(player_id, currency)
+    return _entry(
+        f"cashier:{tx_id}", "withdrawal", currency, amount, player, cashier(currency), cause
+    )
+
+
+def stake(
+    player_id: str, currency: str, amount: int, game_id: str, cause: tuple[str, int]
+) -> Entry:
+    player = player_account(player_id, currency)
+    return _entry(
+        f"stake:{game_id}", "stake", currency, amount, player, house_stakes(currency), cause
+    )
+
+
+def winnings(
+    player_id: str, currency: str, amount: int, game_id: str, cause: tuple[str, int]
+) -> Entry:
+    player = player_account(player_id, currency)
+    return _entry(
+        f"winnings:{game_id}", "winnings", currency, amount, house_payouts(currency), player, cause
+    )
+
+
+def refund(
+    player_id: str, currency: str, amount: int, game_id: str, cause: tuple[str, int]
+) -> Entry:
+    player = player_account(player_id, currency)
+    return _entry(
+        f"refund:{game_id}", "refund", currency, amount, house_stakes(currency), player, cause
+    )
+
+
+def entry_for(
+    event: AnyEvent, stream_id: str, version: int, player_id: str, game_id: str | None
+) -> Entry | None:
+    """The ledger transaction a recorded event causes, if any: the one mapping from the event
+    log to money, used when posting live and when checking or rebuilding from the log."""
+    cause = (stream_id, version)
+    if isinstance(event, FundsDeposited):
+        return deposit(player_id, event.currency, event.amount, event.transaction_id, cause)
+    if isinstance(event, FundsWithdrawn):
+        return withdrawal(player_id, event.currency, event.amount, event.transaction_id, cause)
+    if game_id is None:
+        return None
+    if isinstance(event, StakePlaced):
+        return stake(player_id, event.currency, event.stake, game_id, cause)
+    if isinstance(event, Collected) and event.winnings > 0:
+        return winnings(player_id, event.currency, event.winnings, game_id, cause)
+    if isinstance(event, Voided) and event.refund > 0:
+        return refund(player_id, event.currency, event.refund, game_id, cause)
+    return None

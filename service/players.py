@@ -1,0 +1,161 @@
+"""Player accounts and their wallets: open an account, deposit, withdraw, balance, statement.
+
+Every cashier movement is an event in the player's stream (so balances can be rebuilt from the
+log) and a ledger transaction naming that event, written in one transaction."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from events.catalog import FundsDeposited, FundsWithdrawn, PlayerRegistered
+from events.records import NewEvent
+from service import ledger
+from service.context import RequestContext, event_metadata
+from service.errors import NotFound, PlayerConflict
+from service.paytable import Paytable, paytable_for
+from service.storage.ledger import Posted, StatementLine
+from service.storage.projections import PlayerRow
+from service.unit_of_work import UnitOfWork
+
+#: Largest single deposit or withdrawal, in minor units (sanity bound, not a business limit).
+MAX_TRANSFER = 10**12
+
+
+def player_stream(player_id: uuid.UUID | str) -> str:
+    return f"player-{player_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Wallet:
+    player_id: uuid.UUID
+    currency: str
+    balance: int
+    held: int  # staked in an unfinished game
+    open_game_id: uuid.UUID | None
+
+
+class Players:
+    def __init__(
+        self, unit_of_work: Callable[[], UnitOfWork], paytables: dict[str, Paytable]
+    ) -> None:
+        self._uow = unit_of_work
+        self._paytables = paytables
+
+    def open_account(self, request: RequestContext, external_ref: str, currency: str) -> PlayerRow:
+        """Open a player account with an empty wallet. Opening the same external reference
+        again in the same currency returns the existing account."""
+        table = paytable_for(self._paytables, currency)
+        with self._uow() as uow:
+            stored = uow.claim(request)  # before the write lock, in every operation
+            if stored is not None:
+                return self._player(uow, uuid.UUID(stored["player_id"]))
+            uow.lock_for_write()
+            existing = uow.projections.player_by_ref(external_ref)
+            if existing is not None:
+                if existing.currency != currency:
+                    raise PlayerConflict(
+                        f"external_ref {external_ref!r} is already a {existing.currency} player"
+                    )
+                return existing
+            player_id = uuid.uuid4()
+            event = PlayerRegistered(str(player_id), external_ref, currency)
+            meta = event_metadata(request, table.id, table.version)
+            (recorded,) = uow.events.append(
+                player_stream(player_id), [NewEvent.of(event, meta)], expected_version=0
+            )
+            uow.ledger.ensure_accounts(
+                [ledger.player_account(str(player_id), currency), *ledger.house_accounts(currency)]
+            )
+            row = PlayerRow(player_id, external_ref, currency, recorded.recorded_at)
+            uow.projections.add_player(row)
+            uow.remember(request, {"player_id": str(player_id)})
+            uow.commit()
+            return row
+
+    def player(self, player_id: uuid.UUID) -> PlayerRow:
+        with self._uow() as uow:
+            return self._player(uow, player_id)
+
+    @staticmethod
+    def _player(uow: UnitOfWork, player_id: uuid.UUID) -> PlayerRow:
+        row = uow.projections.player(player_id)
+        if row is None:
+            raise NotFound("player", player_id)
+        return row
+
+    def deposit(
+        self, request: RequestContext, player_id: uuid.UUID, amount: int, transaction_id: str
+    ) -> Posted:
+        return self._transfer(request, player_id, amount, transaction_id, deposit=True)
+
+    def withdraw(
+        self, request: RequestContext, player_id: uuid.UUID, amount: int, transaction_id: str
+    ) -> Posted:
+        """Refused with InsufficientFunds if the balance does not cover it; nothing moves."""
+        return self._transfer(request, player_id, amount, transaction_id, deposit=False)
+
+    def _transfer(
+        self,
+        request: RequestContext,
+        player_id: uuid.UUID,
+        amount: int,
+        transaction_id: str,
+        *,
+        deposit: bool,
+    ) -> Posted:
+        if not 0 < amount <= MAX_TRANSFER:
+            raise ValueError(f"amount must be 1 to {MAX_TRANSFER} minor units")
+        with self._uow() as uow:
+            stored = uow.claim(request)  # before the write lock, in every operation
+            if stored is not None:
+                found = uow.ledger.posted(stored["client_transaction_id"])
+                assert found is not None  # it was posted in the transaction that stored it
+                return found[0]
+            uow.lock_for_write()
+            player = self._player(uow, player_id)
+            stream = player_stream(player_id)
+            version = uow.events.stream_version(stream)
+            cause = (stream, version + 1)
+            make = ledger.deposit if deposit else ledger.withdrawal
+            entry = make(str(player_id), player.currency, amount, transaction_id, cause)
+            earlier = uow.ledger.find(entry)  # the same transfer again: answer, don't repeat
+            if earlier is not None:
+                uow.remember(request, {"client_transaction_id": entry.client_transaction_id})
+                uow.commit()
+                return earlier
+            event: Any = (FundsDeposited if deposit else FundsWithdrawn)(
+                amount, player.currency, transaction_id
+            )
+            table = paytable_for(self._paytables, player.currency)
+            meta = event_metadata(request, table.id, table.version)
+            posted = uow.ledger.post(entry, request.request_id)
+            uow.events.append(stream, [NewEvent.of(event, meta)], expected_version=version)
+            uow.remember(request, {"client_transaction_id": entry.client_transaction_id})
+            uow.commit()
+            return posted
+
+    def wallet(self, player_id: uuid.UUID) -> Wallet:
+        with self._uow() as uow:
+            player = self._player(uow, player_id)
+            account = ledger.player_account(str(player_id), player.currency)
+            balance = uow.ledger.balance(account.account_id) or 0
+            open_game = uow.projections.open_game(player_id)
+        return Wallet(
+            player_id,
+            player.currency,
+            balance,
+            open_game.stake if open_game else 0,
+            open_game.game_id if open_game else None,
+        )
+
+    def statement(
+        self, player_id: uuid.UUID, *, before: int | None = None, limit: int = 50
+    ) -> list[StatementLine]:
+        """The wallet's postings, newest first; ``before`` is the last posting id seen."""
+        with self._uow() as uow:
+            player = self._player(uow, player_id)
+            account = ledger.player_account(str(player_id), player.currency)
+            return uow.ledger.statement(account.account_id, before=before, limit=limit)

@@ -1,0 +1,171 @@
+"""Rebuild every projection from the event log, and say where the live tables differ.
+
+The live tables (players, betting history, account balances) are written in the same
+transaction as the events they reflect. This recomputes them from nothing but the log, with the
+same pure functions the live path uses for history rows and the same event-to-ledger mapping,
+compares, and (unless asked only to check) replaces what differs. It runs under the append lock,
+so the log cannot move while it reads.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from events.catalog import GAME_EVENT_TYPES, AnyEvent, PlayerRegistered
+from service import game as g
+from service import ledger
+from service.storage.projections import HISTORY_COLUMNS, HistoryRow, PlayerRow, history_row
+from service.unit_of_work import UnitOfWork
+
+BATCH = 5_000
+CHECKPOINT = "projections-rebuild"
+
+# Every live row of each projection.
+LIVE_PLAYERS_SQL = "SELECT player_id, external_ref, currency, created_at FROM players"
+LIVE_HISTORY_SQL = f"SELECT {HISTORY_COLUMNS} FROM game_history"
+LIVE_BALANCES_SQL = "SELECT account_id, balance FROM account_balances"
+
+# Replacing a projection's rows (the tables are read models; the log is the truth).
+DELETE_PLAYER_SQL = "DELETE FROM players WHERE player_id = %(player_id)s"
+DELETE_HISTORY_SQL = "DELETE FROM game_history WHERE game_id = %(game_id)s"
+SET_BALANCE_SQL = """
+INSERT INTO account_balances (account_id, kind, currency, balance)
+SELECT account_id, kind, currency, %(balance)s FROM accounts WHERE account_id = %(account_id)s
+ON CONFLICT (account_id) DO UPDATE SET balance = EXCLUDED.balance
+"""
+
+# Remember how far the rebuild read.
+CHECKPOINT_SQL = """
+INSERT INTO projection_checkpoints (name, position) VALUES (%(name)s, %(position)s)
+ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, updated_at = statement_timestamp()
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    table: str
+    key: str
+    live: Any
+    rebuilt: Any
+
+
+@dataclass(frozen=True, slots=True)
+class RebuildReport:
+    position: int  # the last log position read
+    events: int
+    differences: tuple[Difference, ...]
+    applied: bool
+
+
+@dataclass
+class _Rebuilt:
+    players: dict[uuid.UUID, PlayerRow]
+    history: dict[uuid.UUID, HistoryRow]
+    balances: dict[str, int]
+
+
+def _fold_log(uow: UnitOfWork) -> tuple[_Rebuilt, int, int]:
+    players: dict[uuid.UUID, PlayerRow] = {}
+    games: dict[str, tuple[g.Game, datetime, datetime, datetime | None]] = {}
+    balances: dict[str, int] = defaultdict(int)
+    owners: dict[str, str] = {}  # player stream -> player id
+    position = events = 0
+    while batch := uow.events.read_all(after_position=position, limit=BATCH):
+        for record in batch:
+            events += 1
+            kind = record.stream_id.split("-", 1)[0]
+            if kind not in ("game", "player"):
+                continue  # streams of no projection (none in production; tests write some)
+            event: AnyEvent = record.decode()
+            game_id: str | None = None
+            if kind == "game" and isinstance(event, GAME_EVENT_TYPES):
+                state, started, _, ended = games.get(
+                    record.stream_id, (g.INITIAL, record.recorded_at, record.recorded_at, None)
+                )
+                state = g.evolve(state, event)
+                if state.is_over and ended is None:
+                    ended = record.recorded_at
+                games[record.stream_id] = (state, started, record.recorded_at, ended)
+                player_id, game_id = state.player_id, state.game_id
+            else:
+                if isinstance(event, PlayerRegistered):
+                    owners[record.stream_id] = event.player_id
+                    pid = uuid.UUID(event.player_id)
+                    players[pid] = PlayerRow(
+                        pid, event.external_ref, event.currency, record.recorded_at
+                    )
+                    for account in (
+                        ledger.player_account(event.player_id, event.currency),
+                        *ledger.house_accounts(event.currency),
+                    ):
+                        balances.setdefault(account.account_id, 0)
+                player_id = owners.get(record.stream_id, "")
+            entry = ledger.entry_for(event, record.stream_id, record.version, player_id, game_id)
+            if entry is not None:
+                for account, amount in entry.postings:
+                    balances[account.account_id] += amount
+        position = batch[-1].position
+    history = {}
+    for state, started, last, ended in games.values():
+        row = history_row(state, started, last, ended)
+        history[row.game_id] = row
+    return _Rebuilt(players, history, dict(balances)), position, events
+
+
+def _live(uow: UnitOfWork) -> _Rebuilt:
+    with uow.conn.cursor() as cur:
+        cur.execute(LIVE_PLAYERS_SQL)
+        players = {r[0]: PlayerRow(*r) for r in cur.fetchall()}
+        cur.execute(LIVE_HISTORY_SQL)
+        history = {r[0]: HistoryRow(*r) for r in cur.fetchall()}
+        cur.execute(LIVE_BALANCES_SQL)
+        balances = {r[0]: int(r[1]) for r in cur.fetchall()}
+    return _Rebuilt(players, history, balances)
+
+
+def _compare(live: dict[Any, Any], rebuilt: dict[Any, Any], table: str) -> list[Difference]:
+    keys = sorted(set(live) | set(rebuilt), key=str)
+    return [
+        Difference(table, str(k), live.get(k), rebuilt.get(k))
+        for k in keys
+        if live.get(k) != rebuilt.get(k)
+    ]
+
+
+def rebuild(uow: UnitOfWork, *, apply: bool = True) -> RebuildReport:
+    """Recompute the projections from the log in this unit of work; replace differing rows
+    when ``apply`` (and commit), else only report them."""
+    uow.lock_for_write()
+    rebuilt, position, events = _fold_log(uow)
+    live = _live(uow)
+    differences = (
+        _compare(live.players, rebuilt.players, "players")
+        + _compare(live.history, rebuilt.history, "game_history")
+        + _compare(live.balances, rebuilt.balances, "account_balances")
+    )
+    if apply:
+        _replace(uow, differences, rebuilt)
+        with uow.conn.cursor() as cur:
+            cur.execute(CHECKPOINT_SQL, {"name": CHECKPOINT, "position": position})
+        uow.commit()
+    return RebuildReport(position, events, tuple(differences), apply)
+
+
+def _replace(uow: UnitOfWork, differences: list[Difference], rebuilt: _Rebuilt) -> None:
+    with uow.conn.cursor() as cur:
+        for diff in differences:
+            if diff.table == "players":
+                cur.execute(DELETE_PLAYER_SQL, {"player_id": uuid.UUID(diff.key)})
+                if diff.rebuilt is not None:
+                    uow.projections.add_player(diff.rebuilt)
+            elif diff.table == "game_history":
+                cur.execute(DELETE_HISTORY_SQL, {"game_id": uuid.UUID(diff.key)})
+                if diff.rebuilt is not None:
+                    uow.projections.save_history([diff.rebuilt])
+            else:
+                balance = rebuilt.balances.get(diff.key, 0)
+                cur.execute(SET_BALANCE_SQL, {"account_id": diff.key, "balance": balance})

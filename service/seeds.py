@@ -1,0 +1,51 @@
+"""Server seeds at rest: encrypted with Fernet (AES-128-CBC + HMAC-SHA256) until the game ends.
+
+Keys come from configuration (SEED_ENCRYPTION_KEYS, comma-separated: the first encrypts, all
+decrypt, so keys can be rotated). In embedded mode a key is generated into the data folder on
+first run and reused after."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+
+KEY_FILE = "seed-encryption.key"
+
+
+class SeedVault:
+    def __init__(self, keys: Sequence[str]) -> None:
+        if not keys:
+            raise ValueError("at least one seed encryption key is needed")
+        self._fernet = MultiFernet([Fernet(k.encode()) for k in keys])
+        # A short, non-secret name for the encrypting key, recorded beside each ciphertext.
+        self.key_id = hashlib.sha256(keys[0].encode()).hexdigest()[:16]
+
+    def encrypt(self, seed: bytes) -> bytes:
+        return self._fernet.encrypt(seed)
+
+    def decrypt(self, token: bytes) -> bytes:
+        try:
+            return self._fernet.decrypt(token)
+        except InvalidToken as exc:
+            raise ValueError("a stored seed cannot be decrypted with the configured keys") from exc
+
+
+def embedded_key(data_dir: Path) -> str:
+    """The key kept in the data folder, generated (readable by this user only) if missing."""
+    path = data_dir / KEY_FILE
+    if not path.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        key = Fernet.generate_key()
+        # O_EXCL: if two processes race, one writes and the other reads what it wrote.
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "wb") as out:
+                out.write(key)
+    return path.read_text().strip()

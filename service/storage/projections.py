@@ -1,0 +1,190 @@
+"""Read models kept in the same transaction as the events they reflect: players and betting
+history (balances are kept by the ledger's own postings). Each row is computed by a pure
+function of the folded game or event, shared by the live path and the rebuild."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
+
+import psycopg
+
+from service.game import Game
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRow:
+    player_id: uuid.UUID
+    external_ref: str
+    currency: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRow:
+    """One line of betting history."""
+
+    game_id: uuid.UUID
+    player_id: uuid.UUID
+    variant: str
+    stake: int
+    currency: str
+    win_rate: int
+    status: str
+    foundation_count: int
+    payout: int
+    refund: int
+    certification: bool
+    end_reason: str | None
+    version: int
+    started_at: datetime
+    last_event_at: datetime
+    ended_at: datetime | None
+
+    @property
+    def net(self) -> int:
+        """What the game made for the player: payout + refund - stake."""
+        return self.payout + self.refund - self.stake
+
+
+def history_row(
+    game: Game, started_at: datetime, last_event_at: datetime, ended_at: datetime | None
+) -> HistoryRow:
+    assert game.variant is not None
+    return HistoryRow(
+        game_id=uuid.UUID(game.game_id),
+        player_id=uuid.UUID(game.player_id),
+        variant=game.variant.name,
+        stake=game.stake,
+        currency=game.currency,
+        win_rate=game.win_rate,
+        status=game.status,
+        foundation_count=game.foundation_count,
+        payout=game.payout or 0,
+        refund=game.refund or 0,
+        certification=game.certification,
+        end_reason=game.end_reason,
+        version=game.version,
+        started_at=started_at,
+        last_event_at=last_event_at,
+        ended_at=ended_at,
+    )
+
+
+HISTORY_COLUMNS = (
+    "game_id, player_id, variant, stake, currency, win_rate, status, foundation_count, payout, "
+    "refund, certification, end_reason, version, started_at, last_event_at, ended_at"
+)
+
+# Insert or refresh one game's history row; an older version never overwrites a newer one.
+UPSERT_HISTORY_SQL = f"""
+INSERT INTO game_history ({HISTORY_COLUMNS})
+VALUES (%(game_id)s, %(player_id)s, %(variant)s, %(stake)s, %(currency)s, %(win_rate)s,
+        %(status)s, %(foundation_count)s, %(payout)s, %(refund)s, %(certification)s,
+        %(end_reason)s, %(version)s, %(started_at)s, %(last_event_at)s, %(ended_at)s)
+ON CONFLICT (game_id) DO UPDATE
+   SET status = EXCLUDED.status,
+       foundation_count = EXCLUDED.foundation_count,
+       payout = EXCLUDED.payout,
+       refund = EXCLUDED.refund,
+       end_reason = EXCLUDED.end_reason,
+       version = EXCLUDED.version,
+       last_event_at = EXCLUDED.last_event_at,
+       ended_at = EXCLUDED.ended_at
+ WHERE game_history.version < EXCLUDED.version
+"""
+
+# A player's games, newest first, a page at a time (cursor: the last row's start and id).
+HISTORY_PAGE_SQL = f"""
+SELECT {HISTORY_COLUMNS}
+  FROM game_history
+ WHERE player_id = %(player_id)s
+   AND (%(before_started)s::timestamptz IS NULL
+        OR (started_at, game_id) < (%(before_started)s::timestamptz, %(before_game)s::uuid))
+ ORDER BY started_at DESC, game_id DESC
+ LIMIT %(limit)s
+"""
+
+# The player's unfinished game, if any (at most one: a unique index says so).
+OPEN_GAME_SQL = f"""
+SELECT {HISTORY_COLUMNS} FROM game_history
+ WHERE player_id = %(player_id)s AND ended_at IS NULL
+"""
+
+# One game's history row.
+GAME_ROW_SQL = f"SELECT {HISTORY_COLUMNS} FROM game_history WHERE game_id = %(game_id)s"
+
+INSERT_PLAYER_SQL = """
+INSERT INTO players (player_id, external_ref, currency, created_at)
+VALUES (%(player_id)s, %(external_ref)s, %(currency)s, %(created_at)s)
+"""
+
+PLAYER_SQL = """
+SELECT player_id, external_ref, currency, created_at FROM players WHERE player_id = %(player_id)s
+"""
+
+PLAYER_BY_REF_SQL = """
+SELECT player_id, external_ref, currency, created_at FROM players
+ WHERE external_ref = %(external_ref)s
+"""
+
+
+class ProjectionStore:
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self._conn = conn
+
+    # players
+
+    def add_player(self, row: PlayerRow) -> None:
+        with self._conn.cursor() as cur:
+            cur.execute(INSERT_PLAYER_SQL, asdict(row))
+
+    def player(self, player_id: uuid.UUID) -> PlayerRow | None:
+        with self._conn.cursor() as cur:
+            cur.execute(PLAYER_SQL, {"player_id": player_id})
+            row = cur.fetchone()
+            return PlayerRow(*row) if row else None
+
+    def player_by_ref(self, external_ref: str) -> PlayerRow | None:
+        with self._conn.cursor() as cur:
+            cur.execute(PLAYER_BY_REF_SQL, {"external_ref": external_ref})
+            row = cur.fetchone()
+            return PlayerRow(*row) if row else None
+
+    # betting history
+
+    def save_history(self, rows: Iterable[HistoryRow]) -> None:
+        with self._conn.cursor() as cur:
+            cur.executemany(UPSERT_HISTORY_SQL, [asdict(r) for r in rows])
+
+    def history(
+        self,
+        player_id: uuid.UUID,
+        *,
+        before: tuple[datetime, uuid.UUID] | None = None,
+        limit: int = 20,
+    ) -> list[HistoryRow]:
+        params = {
+            "player_id": player_id,
+            "before_started": before[0] if before else None,
+            "before_game": before[1] if before else None,
+            "limit": limit,
+        }
+        with self._conn.cursor() as cur:
+            cur.execute(HISTORY_PAGE_SQL, params)
+            return [HistoryRow(*r) for r in cur.fetchall()]
+
+    def open_game(self, player_id: uuid.UUID) -> HistoryRow | None:
+        with self._conn.cursor() as cur:
+            cur.execute(OPEN_GAME_SQL, {"player_id": player_id})
+            row = cur.fetchone()
+            return HistoryRow(*row) if row else None
+
+    def game_row(self, game_id: uuid.UUID) -> HistoryRow | None:
+        with self._conn.cursor() as cur:
+            cur.execute(GAME_ROW_SQL, {"game_id": game_id})
+            row = cur.fetchone()
+            return HistoryRow(*row) if row else None

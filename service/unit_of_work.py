@@ -1,0 +1,79 @@
+"""One database transaction with every store bound to it. It rolls back unless committed."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from types import TracebackType
+from typing import Any
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+from events.postgres import LOCK_SQL, PostgresEventStore
+from service.context import RequestContext
+from service.storage.idempotency import IdempotencyStore
+from service.storage.ledger import LedgerStore
+from service.storage.projections import ProjectionStore
+from service.storage.seeds import SeedStore
+
+
+class UnitOfWork:
+    conn: psycopg.Connection[Any]
+    events: PostgresEventStore
+    ledger: LedgerStore
+    projections: ProjectionStore
+    seeds: SeedStore
+    idempotency: IdempotencyStore
+
+    def __init__(self, pool: ConnectionPool) -> None:
+        self._pool = pool
+        self._lease: AbstractContextManager[psycopg.Connection[Any]] | None = None
+        self._committed = False
+
+    def __enter__(self) -> UnitOfWork:
+        self._lease = self._pool.connection()
+        self.conn = self._lease.__enter__()
+        self.events = PostgresEventStore(self.conn)
+        self.ledger = LedgerStore(self.conn)
+        self.projections = ProjectionStore(self.conn)
+        self.seeds = SeedStore(self.conn)
+        self.idempotency = IdempotencyStore(self.conn)
+        return self
+
+    def lock_for_write(self) -> None:
+        """Take the log's append lock now, before the first write, so every writing transaction
+        runs one at a time from here on: the ledger's balance rows and the projections are then
+        never contended and never deadlock. The event store takes the same lock anyway."""
+        self.conn.execute(LOCK_SQL)
+
+    def claim(self, request: RequestContext) -> dict[str, Any] | None:
+        """With an idempotency key: None if this request is the first (the key is held until
+        this transaction ends), else what the first one stored. KeyReused if the key was used
+        for a different request."""
+        if request.idempotency_key is None:
+            return None
+        return self.idempotency.claim(
+            request.actor.id, request.idempotency_key, request.fingerprint
+        )
+
+    def remember(self, request: RequestContext, result: dict[str, Any]) -> None:
+        """Store what the request produced, for its retries; commits with everything else."""
+        if request.idempotency_key is not None:
+            self.idempotency.complete(request.actor.id, request.idempotency_key, result)
+
+    def commit(self) -> None:
+        self.conn.commit()
+        self._committed = True
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        assert self._lease is not None
+        try:
+            if not self._committed and not self.conn.closed:
+                self.conn.rollback()
+        finally:
+            self._lease.__exit__(exc_type, exc, tb)

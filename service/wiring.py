@@ -1,0 +1,58 @@
+"""The composition root: the one place that builds the database pool, the seed vault and the
+services from the settings, and hands them to the HTTP app, the CLI and the tasks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from psycopg_pool import ConnectionPool
+
+from service import db
+from service.config import Settings
+from service.games import Games
+from service.players import Players
+from service.seeds import SeedVault, embedded_key
+from service.unit_of_work import UnitOfWork
+
+
+@dataclass
+class Container:
+    settings: Settings
+    database_url: str
+    pool: ConnectionPool
+    vault: SeedVault
+    players: Players
+    games: Games
+
+    def unit_of_work(self) -> UnitOfWork:
+        return UnitOfWork(self.pool)
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def build(settings: Settings | None = None, *, migrate: bool = True) -> Container:
+    settings = settings or Settings.from_env()
+    url = db.database_url(settings)
+    if migrate:
+        db.migrate(url)
+    pool = db.create_pool(url, settings)
+    keys = settings.seed_keys or (embedded_key(settings.data_dir),)
+    vault = SeedVault(keys)
+
+    def unit_of_work() -> UnitOfWork:
+        return UnitOfWork(pool)
+
+    return Container(
+        settings=settings,
+        database_url=url,
+        pool=pool,
+        vault=vault,
+        players=Players(unit_of_work, dict(settings.paytables)),
+        games=Games(
+            unit_of_work,
+            dict(settings.paytables),
+            vault,
+            certification_mode=settings.certification_mode,
+        ),
+    )

@@ -1,0 +1,85 @@
+"""Shared fixtures. The database ones start only when a test asks for them.
+
+Tests run against a real PostgreSQL: the server named by TEST_DATABASE_URL (CI points it at the
+machine's PostgreSQL), or else the embedded server the project starts itself. Each test session
+creates its own database, migrates it, and drops it at the end, so runs never collide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import psycopg
+import pytest
+from cryptography.fernet import Fernet
+
+from service.config import Settings
+from service.wiring import Container, build
+from tests.dbtools import scratch_database, server_admin_url
+
+
+@pytest.fixture(scope="session")
+def admin_server_url() -> str:
+    """A superuser URL on the server the tests use (not on the test database)."""
+    return server_admin_url()
+
+
+def _test_settings(database_url: str) -> Settings:
+    return replace(
+        Settings(),
+        environment="test",
+        database_url=database_url,
+        seed_keys=(Fernet.generate_key().decode(),),
+        certification_mode=True,
+        pool_max_size=20,
+    )
+
+
+@pytest.fixture(scope="session")
+def database_url(admin_server_url: str) -> Iterator[str]:
+    """The session's database: every test that keeps the books consistent shares it."""
+    with scratch_database(admin_server_url) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def settings(database_url: str) -> Settings:
+    return _test_settings(database_url)
+
+
+@pytest.fixture(scope="session")
+def container(settings: Settings) -> Iterator[Container]:
+    built = build(settings, migrate=False)
+    try:
+        yield built
+    finally:
+        built.close()
+
+
+@pytest.fixture
+def fresh_container(admin_server_url: str) -> Iterator[Container]:
+    """A container on a database of its own, for tests that break the books on purpose
+    (tampering, ledger entries without events) and must not leave that for other tests."""
+    with scratch_database(admin_server_url) as url:
+        built = build(_test_settings(url), migrate=False)
+        try:
+            yield built
+        finally:
+            built.close()
+
+
+@pytest.fixture
+def fresh_admin_conn(
+    fresh_container: Container,
+) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    with psycopg.connect(fresh_container.database_url, autocommit=True) as conn:
+        yield conn
+
+
+@pytest.fixture
+def admin_conn(database_url: str) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    """A superuser connection to the test database, autocommit, for looking behind the
+    service's back (and, in tamper tests, editing history as an attacker would)."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        yield conn

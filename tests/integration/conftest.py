@@ -1,0 +1,65 @@
+"""Helpers for tests through the real PostgreSQL: players with money, games dealt."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from service.context import Actor, RequestContext
+from service.games import CertificationDeal, LoadedGame
+from service.storage.projections import PlayerRow
+from service.wiring import Container
+from tests.builders import easy_deck
+
+OPERATOR = RequestContext(Actor("test-operator", "operator"))
+
+
+def as_player(
+    player_id: uuid.UUID, key: str | None = None, fingerprint: str = ""
+) -> RequestContext:
+    return RequestContext(
+        Actor(str(player_id), "player"), idempotency_key=key, fingerprint=fingerprint
+    )
+
+
+class World:
+    """Opens players and deals games through the real services."""
+
+    def __init__(self, container: Container) -> None:
+        self.c = container
+
+    def player(self, balance: int = 0, currency: str = "GBP") -> PlayerRow:
+        row = self.c.players.open_account(OPERATOR, f"ext-{uuid.uuid4()}", currency)
+        if balance:
+            self.c.players.deposit(OPERATOR, row.player_id, balance, f"seed-{uuid.uuid4()}")
+        return row
+
+    def game(
+        self,
+        player: PlayerRow | None = None,
+        *,
+        stake: int = 520,
+        variant: str = "vegas-draw1",
+        deck: tuple[str, ...] | None = None,
+    ) -> LoadedGame:
+        player = player or self.player(balance=stake)
+        certification = CertificationDeal(deck=deck) if deck is not None else None
+        return self.c.games.start(
+            as_player(player.player_id),
+            player.player_id,
+            variant,
+            stake,
+            certification=certification,
+        )
+
+    def easy_game(self, player: PlayerRow | None = None, stake: int = 520) -> LoadedGame:
+        return self.game(player, stake=stake, deck=easy_deck())
+
+    def balance(self, player: PlayerRow) -> int:
+        return self.c.players.wallet(player.player_id).balance
+
+
+@pytest.fixture
+def world(container: Container) -> World:
+    return World(container)
