@@ -20,6 +20,7 @@ from dataclasses import replace
 import psycopg
 from cryptography.fernet import Fernet
 
+from events.catalog import CardMoved
 from events.codec import decode_game
 from events.records import NewEvent
 from service import game as g
@@ -46,7 +47,7 @@ def _raw_inserts_per_second(url: str) -> float:
 
 def _command_event() -> NewEvent:
     return NewEvent.of(
-        g.CardMoved("waste", "tableau:3", ("QH",)),
+        CardMoved("waste", "tableau:3", ("QH",)),
         {"actor": "bench", "role": "player", "request_id": str(uuid.uuid4())},
     )
 
