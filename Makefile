@@ -35,7 +35,12 @@ migrate: install
 	$(BIN)/flask --app service db upgrade
 
 run: migrate
-	$(BIN)/flask --app service run --port $${PORT:-8000}
+	@echo
+	@echo "  Vegas Solitaire API on http://$${HOST:-127.0.0.1}:$${PORT:-8000}  (docs: /v1/docs)"
+	@echo "  First API key, in another terminal:"
+	@echo "    $(BIN)/flask --app service keys create --role operator --name my-operator"
+	@echo
+	$(BIN)/gunicorn -c service/gunicorn_config.py service.wsgi:app
 
 bench: install
 	$(BIN)/python -m tests.benchmarks $(SUITES)

@@ -188,6 +188,18 @@ class FundsWithdrawn:
     transaction_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class PreferencesChanged:
+    """The player changed how the table looks and sounds."""
+
+    TYPE: ClassVar[str] = "PreferencesChanged"
+    VERSION: ClassVar[int] = 1
+
+    sound: bool
+    colour: str  # green, red or blue
+    card_back: int  # one of the 12 card back designs
+
+
 GameEvent = (
     StakePlaced
     | Dealt
@@ -214,12 +226,13 @@ GAME_EVENT_TYPES: tuple[type[GameEvent], ...] = (
     Voided,
 )
 
-PlayerEvent = PlayerRegistered | FundsDeposited | FundsWithdrawn
+PlayerEvent = PlayerRegistered | FundsDeposited | FundsWithdrawn | PreferencesChanged
 
 PLAYER_EVENT_TYPES: tuple[type[PlayerEvent], ...] = (
     PlayerRegistered,
     FundsDeposited,
     FundsWithdrawn,
+    PreferencesChanged,
 )
 
 AnyEvent = GameEvent | PlayerEvent

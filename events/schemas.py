@@ -146,6 +146,13 @@ class FundsWithdrawnSchema(FundsDepositedSchema):
     event_class = catalog.FundsWithdrawn
 
 
+class PreferencesChangedSchema(EventSchema):
+    event_class = catalog.PreferencesChanged
+    sound = fields.Boolean(required=True)
+    colour = fields.String(required=True, validate=validate.OneOf(("green", "red", "blue")))
+    card_back = fields.Integer(required=True, strict=True, validate=validate.Range(1, 12))
+
+
 SCHEMAS: dict[type[Any], Schema] = {
     schema.event_class: schema()
     for schema in (
@@ -162,5 +169,6 @@ SCHEMAS: dict[type[Any], Schema] = {
         PlayerRegisteredSchema,
         FundsDepositedSchema,
         FundsWithdrawnSchema,
+        PreferencesChangedSchema,
     )
 }

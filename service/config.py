@@ -42,6 +42,15 @@ class Settings:
     certification_mode: bool = False
     idle_collect_after: timedelta = timedelta(hours=24)
     paytables: Mapping[str, Paytable] = field(default_factory=default_paytables)
+    #: None: Celery uses kombu's filesystem transport in data_dir (no server to install).
+    celery_broker_url: str | None = None
+    celery_result_backend: str | None = None
+    celery_queue: str = "vegas"
+    #: A payout at or above this (minor units) goes to the significant-events log.
+    big_win_threshold: int = 100_000
+    #: How often beat runs the idle collector and the finance projector, in seconds.
+    idle_check_every: float = 60.0
+    projector_every: float = 30.0
 
     @property
     def is_production(self) -> bool:
@@ -83,6 +92,12 @@ class Settings:
                     seconds=int(env.get("IDLE_COLLECT_AFTER_SECONDS", str(24 * 3600)))
                 ),
                 paytables=paytables,
+                celery_broker_url=env.get("CELERY_BROKER_URL") or None,
+                celery_result_backend=env.get("CELERY_RESULT_BACKEND") or None,
+                celery_queue=env.get("CELERY_QUEUE", "vegas"),
+                big_win_threshold=int(env.get("BIG_WIN_THRESHOLD", "100000")),
+                idle_check_every=float(env.get("IDLE_CHECK_EVERY_SECONDS", "60")),
+                projector_every=float(env.get("PROJECTOR_EVERY_SECONDS", "30")),
             )
         except ValueError as exc:
             raise ConfigError(f"a numeric setting is not a number: {exc}") from exc

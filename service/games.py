@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from events.catalog import GameEvent
+from events.catalog import Collected, GameEvent, Voided
 from events.codec import decode_game
 from events.records import ConcurrencyConflict, NewEvent, RecordedEvent
 from service import game as g
@@ -87,11 +87,13 @@ class Games:
         vault: SeedVault,
         *,
         certification_mode: bool = False,
+        big_win_threshold: int = 100_000,
     ) -> None:
         self._uow = unit_of_work
         self._paytables = paytables
         self._vault = vault
         self._certification_mode = certification_mode
+        self._big_win_threshold = big_win_threshold
         self._cache = _StateCache()
 
     # --- quotes ---------------------------------------------------------------------------------
@@ -137,13 +139,13 @@ class Games:
             )
             events = g.decide(g.INITIAL, command)
             stream = game_stream(game_id)
-            self._post_money(uow, stream, 0, str(player_id), str(game_id), events)
-            if seed is not None:
-                uow.seeds.add(game_id, self._vault.key_id, self._vault.encrypt(seed))
             meta = event_metadata(request, table.id, table.version)
             recorded = uow.events.append(
                 stream, [NewEvent.of(e, meta) for e in events], expected_version=0
             )
+            self._post_money(uow, stream, 0, str(player_id), str(game_id), events)
+            if seed is not None:
+                uow.seeds.add(game_id, self._vault.key_id, self._vault.encrypt(seed))
             loaded = self._after(None, g.fold(events), recorded)
             self._project(uow, loaded)
             uow.remember(request, {"game_id": str(game_id), "version": loaded.state.version})
@@ -196,8 +198,13 @@ class Games:
         command: g.Draw | g.Recycle | g.MoveCards | g.Turn | g.Undo,
         *,
         expected_version: int | None = None,
+        retry_on_conflict: bool = True,
     ) -> LoadedGame:
-        return self._command(request, game_id, lambda _: command, expected_version)
+        """Apply one play command. ``retry_on_conflict=False`` (the API's choice) makes a
+        concurrent command on the same game a ConcurrencyConflict instead of applying both."""
+        return self._command(
+            request, game_id, lambda _: command, expected_version, retry=retry_on_conflict
+        )
 
     def collect(
         self,
@@ -206,6 +213,7 @@ class Games:
         *,
         reason: str = "player",
         expected_version: int | None = None,
+        retry_on_conflict: bool = True,
     ) -> LoadedGame:
         """End the game, pay its winnings and reveal its seed, in one transaction."""
         if reason not in ("player", "timeout"):
@@ -216,7 +224,14 @@ class Games:
                 reason="timeout" if reason == "timeout" else "player", server_seed=seed
             )
 
-        return self._command(request, game_id, command, expected_version, reveals_seed=True)
+        return self._command(
+            request,
+            game_id,
+            command,
+            expected_version,
+            reveals_seed=True,
+            retry=retry_on_conflict,
+        )
 
     def void(self, request: RequestContext, game_id: uuid.UUID, reason: str) -> LoadedGame:
         """Operator: end the game without payout and refund the stake."""
@@ -232,6 +247,7 @@ class Games:
         expected_version: int | None,
         *,
         reveals_seed: bool = False,
+        retry: bool = True,
     ) -> LoadedGame:
         """Load, decide, append at the loaded version; on a conflict reload and try once more.
         ``make`` builds the command, given the decrypted seed when the command reveals it."""
@@ -249,22 +265,25 @@ class Games:
                     command = make(self._seed_hex(uow, game_id) if reveals_seed else None)
                     events = g.decide(state, command)
                     uow.lock_for_write()
-                    self._post_money(
-                        uow, stream, state.version, state.player_id, state.game_id, events
-                    )
                     table = paytable_for(self._paytables, state.currency)
                     meta = event_metadata(request, table.id, table.version)
+                    # Append first: a concurrent writer that got in since the load is caught by
+                    # the expected version here, before any money is posted for its events.
                     recorded = uow.events.append(
                         stream, [NewEvent.of(e, meta) for e in events], state.version
                     )
+                    self._post_money(
+                        uow, stream, state.version, state.player_id, state.game_id, events
+                    )
                     after = self._after(loaded, g.fold(events, state), recorded)
                     self._project(uow, after)
+                    self._log_significant(uow, request, after.state, events)
                     uow.remember(request, {"game_id": str(game_id), "version": after.state.version})
                     uow.commit()
                 self._cache.put(stream, after)
                 return after
             except ConcurrencyConflict:
-                if attempt == 2 or expected_version is not None:
+                if attempt == 2 or expected_version is not None or not retry:
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -289,6 +308,14 @@ class Games:
             loaded = self._after(None, g.fold(_decode(records)), records)
             self._check_owner(loaded.state, game_id, actor)
             return loaded
+
+    def owner(self, game_id: uuid.UUID) -> uuid.UUID | None:
+        """Whose game this is (None if there is no such game), from the history projection
+        that every deal writes in its own transaction: cheap enough to ask before anything
+        else about a request."""
+        with self._uow() as uow:
+            row = uow.projections.game_row(game_id)
+        return row.player_id if row is not None else None
 
     def records(self, game_id: uuid.UUID) -> list[RecordedEvent]:
         """The raw stream, with hashes, for auditors."""
@@ -365,6 +392,45 @@ class Games:
             entry = ledger.entry_for(event, stream, version + offset, player_id, game_id)
             if entry is not None:
                 uow.ledger.post(entry)
+
+    def _log_significant(
+        self,
+        uow: UnitOfWork,
+        request: RequestContext,
+        state: g.Game,
+        events: Sequence[GameEvent],
+    ) -> None:
+        """Voids and big wins go to the significant-events log, in the same transaction."""
+        game_id, player_id = uuid.UUID(state.game_id), uuid.UUID(state.player_id)
+        for event in events:
+            if isinstance(event, Voided):
+                details = {"reason": event.reason, "certification": state.certification}
+                uow.significant.record(
+                    "void",
+                    request.actor.id,
+                    details,
+                    game_id=game_id,
+                    player_id=player_id,
+                    amount=event.refund,
+                    currency=event.currency,
+                )
+            elif isinstance(event, Collected) and event.winnings >= self._big_win_threshold:
+                details = {
+                    "reason": event.reason,
+                    "stake": state.stake,
+                    "foundation_count": event.foundation_count,
+                    "threshold": self._big_win_threshold,
+                    "certification": state.certification,
+                }
+                uow.significant.record(
+                    "big-win",
+                    request.actor.id,
+                    details,
+                    game_id=game_id,
+                    player_id=player_id,
+                    amount=event.winnings,
+                    currency=event.currency,
+                )
 
     @staticmethod
     def _project(uow: UnitOfWork, loaded: LoadedGame) -> None:

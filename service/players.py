@@ -10,14 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from events.catalog import FundsDeposited, FundsWithdrawn, PlayerRegistered
+from events.catalog import FundsDeposited, FundsWithdrawn, PlayerRegistered, PreferencesChanged
 from events.records import NewEvent
 from service import ledger
 from service.context import RequestContext, event_metadata
 from service.errors import NotFound, PlayerConflict
 from service.paytable import Paytable, paytable_for
 from service.storage.ledger import Posted, StatementLine
-from service.storage.projections import PlayerRow
+from service.storage.projections import PlayerRow, Preferences
 from service.unit_of_work import UnitOfWork
 
 #: Largest single deposit or withdrawal, in minor units (sanity bound, not a business limit).
@@ -37,6 +37,22 @@ class Wallet:
     open_game_id: uuid.UUID | None
 
 
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """An account as opening it left it: new or already there, and whether this answer
+    repeats an earlier request with the same Idempotency-Key."""
+
+    row: PlayerRow
+    created: bool
+    replayed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SavedPreferences:
+    preferences: Preferences
+    replayed: bool = False
+
+
 class Players:
     def __init__(
         self, unit_of_work: Callable[[], UnitOfWork], paytables: dict[str, Paytable]
@@ -44,14 +60,15 @@ class Players:
         self._uow = unit_of_work
         self._paytables = paytables
 
-    def open_account(self, request: RequestContext, external_ref: str, currency: str) -> PlayerRow:
+    def open_account(self, request: RequestContext, external_ref: str, currency: str) -> Opened:
         """Open a player account with an empty wallet. Opening the same external reference
         again in the same currency returns the existing account."""
         table = paytable_for(self._paytables, currency)
         with self._uow() as uow:
             stored = uow.claim(request)  # before the write lock, in every operation
             if stored is not None:
-                return self._player(uow, uuid.UUID(stored["player_id"]))
+                row = self._player(uow, uuid.UUID(stored["player_id"]))
+                return Opened(row, bool(stored["created"]), replayed=True)
             uow.lock_for_write()
             existing = uow.projections.player_by_ref(external_ref)
             if existing is not None:
@@ -59,7 +76,9 @@ class Players:
                     raise PlayerConflict(
                         f"external_ref {external_ref!r} is already a {existing.currency} player"
                     )
-                return existing
+                uow.remember(request, {"player_id": str(existing.player_id), "created": False})
+                uow.commit()
+                return Opened(existing, created=False)
             player_id = uuid.uuid4()
             event = PlayerRegistered(str(player_id), external_ref, currency)
             meta = event_metadata(request, table.id, table.version)
@@ -71,9 +90,9 @@ class Players:
             )
             row = PlayerRow(player_id, external_ref, currency, recorded.recorded_at)
             uow.projections.add_player(row)
-            uow.remember(request, {"player_id": str(player_id)})
+            uow.remember(request, {"player_id": str(player_id), "created": True})
             uow.commit()
-            return row
+            return Opened(row, created=True)
 
     def player(self, player_id: uuid.UUID) -> PlayerRow:
         with self._uow() as uow:
@@ -159,3 +178,46 @@ class Players:
             player = self._player(uow, player_id)
             account = ledger.player_account(str(player_id), player.currency)
             return uow.ledger.statement(account.account_id, before=before, limit=limit)
+
+    def preferences(self, player_id: uuid.UUID) -> Preferences:
+        with self._uow() as uow:
+            self._player(uow, player_id)
+            return uow.projections.preferences(player_id) or Preferences()
+
+    def set_preferences(
+        self, request: RequestContext, player_id: uuid.UUID, preferences: Preferences
+    ) -> SavedPreferences:
+        """Record a PreferencesChanged event and update the projection with it. A retry under
+        the same Idempotency-Key answers what the first request saved, even if the player has
+        changed them since."""
+        with self._uow() as uow:
+            stored = uow.claim(request)
+            if stored is not None:
+                saved = stored.get("preferences")
+                if saved is None:  # recorded before results carried the preferences
+                    now = uow.projections.preferences(player_id) or Preferences()
+                    return SavedPreferences(now, replayed=True)
+                first = Preferences(saved["sound"], saved["colour"], saved["card_back"])
+                return SavedPreferences(first, replayed=True)
+            uow.lock_for_write()
+            player = self._player(uow, player_id)
+            stream = player_stream(player_id)
+            version = uow.events.stream_version(stream)
+            event = PreferencesChanged(preferences.sound, preferences.colour, preferences.card_back)
+            table = paytable_for(self._paytables, player.currency)
+            meta = event_metadata(request, table.id, table.version)
+            (recorded,) = uow.events.append(stream, [NewEvent.of(event, meta)], version)
+            uow.projections.save_preferences(player_id, preferences, recorded.recorded_at)
+            uow.remember(
+                request,
+                {
+                    "player_id": str(player_id),
+                    "preferences": {
+                        "sound": preferences.sound,
+                        "colour": preferences.colour,
+                        "card_back": preferences.card_back,
+                    },
+                },
+            )
+            uow.commit()
+            return SavedPreferences(preferences)

@@ -1,6 +1,6 @@
 """Rebuild every projection from the event log, and say where the live tables differ.
 
-The live tables (players, betting history, account balances) are written in the same
+The live tables (players, preferences, betting history, account balances) are written in the same
 transaction as the events they reflect. This recomputes them from nothing but the log, with the
 same pure functions the live path uses for history rows and the same event-to-ledger mapping,
 compares, and (unless asked only to check) replaces what differs. It runs under the append lock,
@@ -15,10 +15,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from events.catalog import GAME_EVENT_TYPES, AnyEvent, PlayerRegistered
+from events.catalog import GAME_EVENT_TYPES, AnyEvent, PlayerRegistered, PreferencesChanged
 from service import game as g
 from service import ledger
-from service.storage.projections import HISTORY_COLUMNS, HistoryRow, PlayerRow, history_row
+from service.storage.projections import (
+    HISTORY_COLUMNS,
+    HistoryRow,
+    PlayerRow,
+    Preferences,
+    history_row,
+)
 from service.unit_of_work import UnitOfWork
 
 BATCH = 5_000
@@ -28,10 +34,14 @@ CHECKPOINT = "projections-rebuild"
 LIVE_PLAYERS_SQL = "SELECT player_id, external_ref, currency, created_at FROM players"
 LIVE_HISTORY_SQL = f"SELECT {HISTORY_COLUMNS} FROM game_history"
 LIVE_BALANCES_SQL = "SELECT account_id, balance FROM account_balances"
+LIVE_PREFERENCES_SQL = (
+    "SELECT player_id, sound, colour, card_back, updated_at FROM player_preferences"
+)
 
 # Replacing a projection's rows (the tables are read models; the log is the truth).
 DELETE_PLAYER_SQL = "DELETE FROM players WHERE player_id = %(player_id)s"
 DELETE_HISTORY_SQL = "DELETE FROM game_history WHERE game_id = %(game_id)s"
+DELETE_PREFERENCES_SQL = "DELETE FROM player_preferences WHERE player_id = %(player_id)s"
 SET_BALANCE_SQL = """
 INSERT INTO account_balances (account_id, kind, currency, balance)
 SELECT account_id, kind, currency, %(balance)s FROM accounts WHERE account_id = %(account_id)s
@@ -66,10 +76,12 @@ class _Rebuilt:
     players: dict[uuid.UUID, PlayerRow]
     history: dict[uuid.UUID, HistoryRow]
     balances: dict[str, int]
+    preferences: dict[uuid.UUID, tuple[Preferences, datetime]]
 
 
 def _fold_log(uow: UnitOfWork) -> tuple[_Rebuilt, int, int]:
     players: dict[uuid.UUID, PlayerRow] = {}
+    preferences: dict[uuid.UUID, tuple[Preferences, datetime]] = {}
     games: dict[str, tuple[g.Game, datetime, datetime, datetime | None]] = {}
     balances: dict[str, int] = defaultdict(int)
     owners: dict[str, str] = {}  # player stream -> player id
@@ -104,6 +116,9 @@ def _fold_log(uow: UnitOfWork) -> tuple[_Rebuilt, int, int]:
                     ):
                         balances.setdefault(account.account_id, 0)
                 player_id = owners.get(record.stream_id, "")
+                if isinstance(event, PreferencesChanged) and player_id:
+                    chosen = Preferences(event.sound, event.colour, event.card_back)
+                    preferences[uuid.UUID(player_id)] = (chosen, record.recorded_at)
             entry = ledger.entry_for(event, record.stream_id, record.version, player_id, game_id)
             if entry is not None:
                 for account, amount in entry.postings:
@@ -113,7 +128,7 @@ def _fold_log(uow: UnitOfWork) -> tuple[_Rebuilt, int, int]:
     for state, started, last, ended in games.values():
         row = history_row(state, started, last, ended)
         history[row.game_id] = row
-    return _Rebuilt(players, history, dict(balances)), position, events
+    return _Rebuilt(players, history, dict(balances), preferences), position, events
 
 
 def _live(uow: UnitOfWork) -> _Rebuilt:
@@ -124,7 +139,9 @@ def _live(uow: UnitOfWork) -> _Rebuilt:
         history = {r[0]: HistoryRow(*r) for r in cur.fetchall()}
         cur.execute(LIVE_BALANCES_SQL)
         balances = {r[0]: int(r[1]) for r in cur.fetchall()}
-    return _Rebuilt(players, history, balances)
+        cur.execute(LIVE_PREFERENCES_SQL)
+        preferences = {r[0]: (Preferences(r[1], r[2], r[3]), r[4]) for r in cur.fetchall()}
+    return _Rebuilt(players, history, balances, preferences)
 
 
 def _compare(live: dict[Any, Any], rebuilt: dict[Any, Any], table: str) -> list[Difference]:
@@ -146,6 +163,7 @@ def rebuild(uow: UnitOfWork, *, apply: bool = True) -> RebuildReport:
         _compare(live.players, rebuilt.players, "players")
         + _compare(live.history, rebuilt.history, "game_history")
         + _compare(live.balances, rebuilt.balances, "account_balances")
+        + _compare(live.preferences, rebuilt.preferences, "player_preferences")
     )
     if apply:
         _replace(uow, differences, rebuilt)
@@ -166,6 +184,12 @@ def _replace(uow: UnitOfWork, differences: list[Difference], rebuilt: _Rebuilt) 
                 cur.execute(DELETE_HISTORY_SQL, {"game_id": uuid.UUID(diff.key)})
                 if diff.rebuilt is not None:
                     uow.projections.save_history([diff.rebuilt])
+            elif diff.table == "player_preferences":
+                player_id = uuid.UUID(diff.key)
+                cur.execute(DELETE_PREFERENCES_SQL, {"player_id": player_id})
+                if diff.rebuilt is not None:
+                    chosen, updated_at = diff.rebuilt
+                    uow.projections.save_preferences(player_id, chosen, updated_at)
             else:
                 balance = rebuilt.balances.get(diff.key, 0)
                 cur.execute(SET_BALANCE_SQL, {"account_id": diff.key, "balance": balance})

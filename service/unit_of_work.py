@@ -11,10 +11,12 @@ from psycopg_pool import ConnectionPool
 
 from events.postgres import LOCK_SQL, PostgresEventStore
 from service.context import RequestContext
+from service.storage.access import AccessStore
 from service.storage.idempotency import IdempotencyStore
 from service.storage.ledger import LedgerStore
 from service.storage.projections import ProjectionStore
 from service.storage.seeds import SeedStore
+from service.storage.significant import SignificantStore
 
 
 class UnitOfWork:
@@ -24,6 +26,8 @@ class UnitOfWork:
     projections: ProjectionStore
     seeds: SeedStore
     idempotency: IdempotencyStore
+    access: AccessStore
+    significant: SignificantStore
 
     def __init__(self, pool: ConnectionPool) -> None:
         self._pool = pool
@@ -38,6 +42,8 @@ class UnitOfWork:
         self.projections = ProjectionStore(self.conn)
         self.seeds = SeedStore(self.conn)
         self.idempotency = IdempotencyStore(self.conn)
+        self.access = AccessStore(self.conn)
+        self.significant = SignificantStore(self.conn)
         return self
 
     def lock_for_write(self) -> None:

@@ -4,15 +4,20 @@ services from the settings, and hands them to the HTTP app, the CLI and the task
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from celery import Celery
+from celery.result import AsyncResult
 from psycopg_pool import ConnectionPool
 
 from service import db
+from service.access import Access
 from service.config import Settings
 from service.games import Games
 from service.players import Players
 from service.seeds import SeedVault, embedded_key
 from service.unit_of_work import UnitOfWork
+from service.worker import make_celery
 
 
 @dataclass
@@ -23,9 +28,15 @@ class Container:
     vault: SeedVault
     players: Players
     games: Games
+    access: Access
+    celery: Celery
 
     def unit_of_work(self) -> UnitOfWork:
         return UnitOfWork(self.pool)
+
+    def send_task(self, name: str, *args: Any) -> AsyncResult:
+        """Queue background work by task name (service.tasks) for the workers."""
+        return self.celery.send_task(name, args=args, queue=self.settings.celery_queue)
 
     def close(self) -> None:
         self.pool.close()
@@ -54,5 +65,8 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
             dict(settings.paytables),
             vault,
             certification_mode=settings.certification_mode,
+            big_win_threshold=settings.big_win_threshold,
         ),
+        access=Access(unit_of_work),
+        celery=make_celery(settings),
     )

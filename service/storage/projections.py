@@ -132,6 +132,28 @@ SELECT player_id, external_ref, currency, created_at FROM players
 """
 
 
+@dataclass(frozen=True, slots=True)
+class Preferences:
+    sound: bool = True
+    colour: str = "green"
+    card_back: int = 1
+
+
+# A player's display preferences, if ever set.
+PREFERENCES_SQL = """
+SELECT sound, colour, card_back FROM player_preferences WHERE player_id = %(player_id)s
+"""
+
+# Set them (the projection of the latest PreferencesChanged).
+SAVE_PREFERENCES_SQL = """
+INSERT INTO player_preferences (player_id, sound, colour, card_back, updated_at)
+VALUES (%(player_id)s, %(sound)s, %(colour)s, %(card_back)s, %(updated_at)s)
+ON CONFLICT (player_id) DO UPDATE
+   SET sound = EXCLUDED.sound, colour = EXCLUDED.colour, card_back = EXCLUDED.card_back,
+       updated_at = EXCLUDED.updated_at
+"""
+
+
 class ProjectionStore:
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self._conn = conn
@@ -153,6 +175,21 @@ class ProjectionStore:
             cur.execute(PLAYER_BY_REF_SQL, {"external_ref": external_ref})
             row = cur.fetchone()
             return PlayerRow(*row) if row else None
+
+    def preferences(self, player_id: uuid.UUID) -> Preferences | None:
+        with self._conn.cursor() as cur:
+            cur.execute(PREFERENCES_SQL, {"player_id": player_id})
+            row = cur.fetchone()
+            return Preferences(*row) if row else None
+
+    def save_preferences(
+        self, player_id: uuid.UUID, preferences: Preferences, updated_at: datetime
+    ) -> None:
+        with self._conn.cursor() as cur:
+            cur.execute(
+                SAVE_PREFERENCES_SQL,
+                {"player_id": player_id, "updated_at": updated_at, **asdict(preferences)},
+            )
 
     # betting history
 

@@ -6,9 +6,9 @@ import platform
 import sys
 import time
 
-from tests.benchmarks import rules, store
+from tests.benchmarks import http, rules, store
 
-SUITES = {"rules": rules.run, "store": store.run}
+SUITES = {"rules": rules.run, "store": store.run, "http": http.run}
 
 
 def main(argv: list[str]) -> None:

@@ -30,7 +30,7 @@ class World:
         self.c = container
 
     def player(self, balance: int = 0, currency: str = "GBP") -> PlayerRow:
-        row = self.c.players.open_account(OPERATOR, f"ext-{uuid.uuid4()}", currency)
+        row = self.c.players.open_account(OPERATOR, f"ext-{uuid.uuid4()}", currency).row
         if balance:
             self.c.players.deposit(OPERATOR, row.player_id, balance, f"seed-{uuid.uuid4()}")
         return row

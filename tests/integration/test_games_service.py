@@ -25,6 +25,7 @@ from service.errors import (
 from service.games import CertificationDeal, Games, game_stream
 from service.ledger import InsufficientFunds
 from service.storage.idempotency import KeyReused
+from service.storage.ledger import LedgerStore
 from service.storage.projections import ProjectionStore
 from service.wiring import Container
 from tests.builders import easy_deck
@@ -116,20 +117,34 @@ def test_a_stake_the_balance_cannot_cover_deals_nothing(
     assert world.c.players.wallet(player.player_id).open_game_id is None
 
 
-def test_a_failure_after_the_debit_leaves_neither_debit_nor_deal(
+def test_a_failure_between_the_deal_and_the_debit_leaves_neither(
     world: World, admin_conn: psycopg.Connection[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """StakePlaced and Dealt are written first; the debit fails after them: nothing stays."""
     player = world.player(balance=520)
-    before = admin_conn.execute("SELECT count(*) FROM ledger_transactions").fetchone()
+    events_before = admin_conn.execute("SELECT count(*) FROM events").fetchone()
+    ledger_before = admin_conn.execute("SELECT count(*) FROM ledger_transactions").fetchone()
+    appended: list[str] = []
+    real_append = PostgresEventStore.append
 
-    def broken_append(self: PostgresEventStore, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("the database went away after the debit")
+    def append_then_note(self: PostgresEventStore, stream: str, *args: Any, **kw: Any) -> Any:
+        recorded = real_append(self, stream, *args, **kw)
+        appended.append(stream)
+        return recorded
 
-    monkeypatch.setattr(PostgresEventStore, "append", broken_append)
+    def broken_post(self: LedgerStore, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the database went away between the deal and the debit")
+
+    monkeypatch.setattr(PostgresEventStore, "append", append_then_note)
+    monkeypatch.setattr(LedgerStore, "post", broken_post)
     with pytest.raises(RuntimeError):
         world.game(player)
     monkeypatch.undo()
-    assert admin_conn.execute("SELECT count(*) FROM ledger_transactions").fetchone() == before
+    assert len(appended) == 1  # the deal really was written before the failure
+    assert admin_conn.execute("SELECT count(*) FROM events").fetchone() == events_before
+    assert (
+        admin_conn.execute("SELECT count(*) FROM ledger_transactions").fetchone() == ledger_before
+    )
     assert world.balance(player) == 520
     assert world.c.games.history(player.player_id) == []
 

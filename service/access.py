@@ -1,0 +1,116 @@
+"""Who is calling: staff API keys and player session tokens.
+
+Secrets are 256-bit random tokens shown once; only their SHA-256 is stored (they are random, so
+a slow password hash would add nothing). Keys start ``vsk_`` and tokens ``vsp_`` so a leaked
+secret is recognisable in logs and scanners.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import cast
+
+from service.context import Actor, RequestContext, Role
+from service.errors import NotFound
+from service.storage.access import KeyRow
+from service.unit_of_work import UnitOfWork
+
+STAFF_ROLES = ("operator", "auditor", "finance")
+KEY_PREFIX = "vsk_"
+TOKEN_PREFIX = "vsp_"
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    actor: Actor
+    player_id: uuid.UUID | None = None  # set for a player session
+
+    @property
+    def role(self) -> str:
+        return self.actor.role
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    token: str
+    player_id: uuid.UUID
+    created_at: datetime
+    expires_at: datetime
+    idle_timeout: timedelta
+
+
+class Access:
+    def __init__(
+        self,
+        unit_of_work: Callable[[], UnitOfWork],
+        *,
+        session_idle: timedelta = timedelta(minutes=30),
+        session_max_age: timedelta = timedelta(hours=8),
+    ) -> None:
+        self._uow = unit_of_work
+        self.session_idle = session_idle
+        self.session_max_age = session_max_age
+
+    def create_key(self, name: str, role: str) -> str:
+        """A new staff key; the secret is returned once and never stored."""
+        if role not in STAFF_ROLES:
+            raise ValueError(f"role must be one of {', '.join(STAFF_ROLES)}")
+        if not name.strip():
+            raise ValueError("a key needs a name")
+        secret = KEY_PREFIX + secrets.token_urlsafe(32)
+        with self._uow() as uow:
+            uow.access.add_key(uuid.uuid4(), name, role, _digest(secret))
+            uow.commit()
+        return secret
+
+    def revoke_key(self, name: str) -> bool:
+        with self._uow() as uow:
+            revoked = uow.access.revoke_key(name)
+            uow.commit()
+        return revoked
+
+    def list_keys(self) -> list[KeyRow]:
+        with self._uow() as uow:
+            return uow.access.keys()
+
+    def open_session(self, request: RequestContext, player_id: uuid.UUID) -> Session:
+        """A bearer token for one player, minted by an operator."""
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        with self._uow() as uow:
+            if uow.projections.player(player_id) is None:
+                raise NotFound("player", player_id)
+            created, expires = uow.access.add_session(
+                _digest(token), player_id, request.actor.id, self.session_max_age
+            )
+            uow.commit()
+        return Session(token, player_id, created, expires, self.session_idle)
+
+    def authenticate(self, secret: str) -> Principal | None:
+        """The principal a bearer secret stands for, or None if it is unknown, revoked or
+        expired. Using a session keeps it alive for another idle period."""
+        digest = _digest(secret)
+        with self._uow() as uow:
+            if secret.startswith(KEY_PREFIX):
+                found = uow.access.find_key(digest)
+                if found is None:
+                    return None
+                _, name, role = found
+                if role not in STAFF_ROLES:
+                    return None
+                return Principal(Actor(f"key:{name}", cast(Role, role)))
+            if secret.startswith(TOKEN_PREFIX):
+                player_id = uow.access.touch_session(digest, self.session_idle)
+                uow.commit()
+                if player_id is None:
+                    return None
+                return Principal(Actor(str(player_id), "player"), player_id)
+        return None

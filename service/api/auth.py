@@ -1,0 +1,89 @@
+"""Bearer authentication and per-route role checks.
+
+Every route names who may call it. A caller with no valid token gets 401; a staff role the route
+does not list gets 403; a player reaching for another player's resource gets 404, exactly as if
+it did not exist, so player ids cannot be probed. ``allow`` sits outside the request parsing, so
+a caller who may not use a route learns that before anything about its body.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
+
+from flask import current_app, g, request
+
+from service.access import Principal
+from service.api.problems import Problem
+from service.api.wiring import services
+
+F = TypeVar("F", bound=Callable[..., Any])
+PlayerAccess = Literal["self", "owner"] | None
+
+CHALLENGE = {"WWW-Authenticate": 'Bearer realm="vegas-solitaire"'}
+
+
+def current_principal() -> Principal | None:
+    """The caller, from ``Authorization: Bearer <key or token>``, looked up once a request."""
+    if "principal" not in g:
+        header = request.headers.get("Authorization", "")
+        scheme, _, secret = header.partition(" ")
+        principal = None
+        if scheme.lower() == "bearer" and secret.strip():
+            principal = current_app.extensions["vegas"].access.authenticate(secret.strip())
+        g.principal = principal
+    found: Principal | None = g.principal
+    return found
+
+
+def allow(*staff: str, player: PlayerAccess = None) -> Callable[[F], F]:
+    """Let the listed staff roles call the route, and players when ``player`` says how:
+    "self" (the route's ``player_id`` must be theirs) or "owner" (the service checks that the
+    game is theirs)."""
+
+    def decorate(view: F) -> F:
+        @functools.wraps(view)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            principal = current_principal()
+            if principal is None:
+                raise Problem(
+                    "unauthorized", "send Authorization: Bearer <token>", headers=CHALLENGE
+                )
+            if principal.role == "player":
+                if player is None:
+                    raise Problem("forbidden", "players may not do this")
+                if player == "self" and kwargs.get("player_id") != principal.player_id:
+                    raise Problem("not-found", f"no player {kwargs.get('player_id')}")
+                game_id = kwargs.get("game_id")
+                if (
+                    player == "owner"
+                    and game_id is not None
+                    and services().games.owner(game_id) != principal.player_id
+                ):
+                    raise Problem("not-found", f"no game {game_id}")
+            elif principal.role not in staff:
+                raise Problem("forbidden", f"the {principal.role} role may not do this")
+            _require_json_body()
+            return view(*args, **kwargs)
+
+        return checked  # type: ignore[return-value]
+
+    return decorate
+
+
+def _require_json_body() -> None:
+    """A body must be JSON: the request parser would otherwise ignore it, and a command such as
+    draw would go ahead as if nothing had been sent."""
+    sent = request.content_length or "chunked" in request.headers.get("Transfer-Encoding", "")
+    if sent and not request.is_json:
+        raise Problem(
+            "unsupported-media-type",
+            f"send the body as application/json, not {request.mimetype or 'untyped'}",
+        )
+
+
+def require_principal() -> Principal:
+    principal = current_principal()
+    assert principal is not None  # routes call this only behind @allow
+    return principal

@@ -1,0 +1,198 @@
+"""Games: deal, read, play each command, collect, void, and the raw event stream."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from flask import url_for
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from marshmallow import RAISE
+
+from events import chain
+from service import game as g
+from service.api import schemas
+from service.api.auth import allow, require_principal
+from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
+from service.api.problems import Problem
+from service.api.requests import (
+    IDEMPOTENCY_KEY_HEADER,
+    IF_MATCH_HEADER,
+    expected_version,
+    request_context,
+)
+from service.api.wiring import services
+from service.games import CertificationDeal, LoadedGame
+from service.views import full_view, player_view
+
+blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Deal and play games")
+
+ETAG = {"ETag": {"$ref": "#/components/headers/ETAG"}}
+PlayCommand = g.Draw | g.Recycle | g.MoveCards | g.Turn | g.Undo
+
+
+def game_body(loaded: LoadedGame, *, full: bool = False) -> dict[str, Any]:
+    view = full_view(loaded.state) if full else player_view(loaded.state)
+    view["started_at"] = loaded.started_at
+    view["last_event_at"] = loaded.last_event_at
+    view["ended_at"] = loaded.ended_at
+    return view
+
+
+def game_headers(loaded: LoadedGame) -> dict[str, str]:
+    headers = {"ETag": f'"{loaded.state.version}"'}
+    if loaded.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return headers
+
+
+def answer(loaded: LoadedGame) -> tuple[dict[str, Any], int, dict[str, str]]:
+    return game_body(loaded), 200, game_headers(loaded)
+
+
+@blp.route("")
+class Games(MethodView):
+    @allow("operator", player="owner")
+    @blp.doc(
+        security=BEARER,
+        parameters=[IDEMPOTENCY_KEY_HEADER],
+        summary="Pay the stake and deal a game",
+        description="A player deals for themselves; the stake is debited and the deal made in "
+        "one transaction. In certification mode an operator may deal for a player (player_id) "
+        "from a given seed or deck; such games are flagged as certification games.",
+    )
+    @blp.arguments(schemas.NewGameSchema)
+    @blp.response(201, schemas.GameViewSchema, headers=ETAG)
+    @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
+    def post(self, body: dict[str, Any]) -> Any:
+        player_id, certification = _dealer(body)
+        loaded = services().games.start(
+            request_context(),
+            player_id,
+            body["variant"],
+            body["stake"],
+            client_seed=body.get("client_seed"),
+            certification=certification,
+        )
+        headers = game_headers(loaded)
+        headers["Location"] = url_for("games.Game", game_id=loaded.state.game_id)
+        return game_body(loaded), 201, headers
+
+
+def _dealer(body: dict[str, Any]) -> tuple[uuid.UUID, CertificationDeal | None]:
+    """Whose game it is, and the certification deal an operator asked for."""
+    principal = require_principal()
+    if principal.role == "player":
+        assert principal.player_id is not None
+        asked = {"seed", "deck"} & body.keys() or body.get("player_id") not in (
+            None,
+            principal.player_id,
+        )
+        if asked:
+            raise Problem(
+                "certification-disabled",
+                "only an operator, in certification mode, deals from a given seed or deck or "
+                "for another player",
+            )
+        return principal.player_id, None
+    if not services().settings.certification_mode:
+        raise Problem("certification-disabled", "operators deal only in certification mode")
+    if "player_id" not in body or ("seed" in body) == ("deck" in body):
+        raise Problem(
+            "validation-error",
+            "an operator's deal names player_id and exactly one of seed or deck",
+            errors={"player_id": ["required, with exactly one of seed or deck"]},
+        )
+    deck = tuple(body["deck"]) if "deck" in body else None
+    return body["player_id"], CertificationDeal(seed_hex=body.get("seed"), deck=deck)
+
+
+@blp.route("/<uuid:game_id>")
+class Game(MethodView):
+    @allow("operator", "auditor", player="owner")
+    @blp.doc(
+        security=BEARER,
+        summary="A game as its player sees it (auditors may ask for the full view)",
+    )
+    @blp.arguments(schemas.GameQuerySchema, location="query", unknown=RAISE)
+    @blp.response(200, schemas.GameViewSchema, headers=ETAG)
+    @problems(blp, *AUTHENTICATED, 404, 422)
+    def get(self, query: dict[str, Any], game_id: uuid.UUID) -> Any:
+        principal = require_principal()
+        full = query["view"] == "full"
+        if full and principal.role != "auditor":
+            raise Problem("forbidden", "the full view is for auditors")
+        loaded = services().games.game(game_id, actor=principal.actor)
+        return game_body(loaded, full=full), 200, game_headers(loaded)
+
+
+def _make_command(name: str, body: dict[str, Any]) -> PlayCommand:
+    if name == "turn":
+        return g.Turn(body["column"])
+    if name == "move":
+        return g.MoveCards(body["source"], body["target"], body.get("count"))
+    simple: dict[str, PlayCommand] = {"draw": g.Draw(), "recycle": g.Recycle(), "undo": g.Undo()}
+    return simple[name]
+
+
+def _command_route(name: str, schema: type[schemas.Strict], summary: str) -> None:
+    """POST /v1/games/<id>/<name>: one command, answered with the new game view."""
+    needs_body = schema is not schemas.EmptySchema
+
+    @blp.route(f"/<uuid:game_id>/{name}", endpoint=f"command_{name}", methods=["POST"])
+    @allow(player="owner")
+    @blp.doc(security=BEARER, parameters=[IDEMPOTENCY_KEY_HEADER, IF_MATCH_HEADER], summary=summary)
+    @blp.arguments(schema, required=needs_body)
+    @blp.response(200, schemas.GameViewSchema, headers=ETAG)
+    @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409, 412)
+    def command(body: dict[str, Any], game_id: uuid.UUID) -> Any:
+        games = services().games
+        context, version = request_context(), expected_version()
+        # No automatic retry on a conflict: of two commands racing on one game, one applies
+        # and the other is told (409), never both.
+        if name == "collect":
+            loaded = games.collect(
+                context, game_id, expected_version=version, retry_on_conflict=False
+            )
+        else:
+            loaded = games.play(
+                context,
+                game_id,
+                _make_command(name, body),
+                expected_version=version,
+                retry_on_conflict=False,
+            )
+        return answer(loaded)
+
+
+_command_route("draw", schemas.EmptySchema, "Draw from the stock (1 or 3 cards)")
+_command_route("recycle", schemas.EmptySchema, "Turn the waste back into the stock")
+_command_route("move", schemas.MoveSchema, "Move cards between piles")
+_command_route("turn", schemas.TurnSchema, "Turn a column's face-down top card")
+_command_route("undo", schemas.EmptySchema, "Undo the last action, where the rules allow")
+_command_route("collect", schemas.EmptySchema, "End the game and collect the winnings")
+
+
+@blp.route("/<uuid:game_id>/void", methods=["POST"])
+@allow("operator")
+@blp.doc(
+    security=BEARER,
+    parameters=[IDEMPOTENCY_KEY_HEADER],
+    summary="Void a game: no payout, the stake refunded",
+)
+@blp.arguments(schemas.VoidSchema)
+@blp.response(200, schemas.GameViewSchema, headers=ETAG)
+@problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
+def void(body: dict[str, Any], game_id: uuid.UUID) -> Any:
+    return answer(services().games.void(request_context(), game_id, body["reason"]))
+
+
+@blp.route("/<uuid:game_id>/events", methods=["GET"])
+@allow("auditor")
+@blp.doc(security=BEARER, summary="The game's raw event stream with its hash chain")
+@blp.response(200, schemas.EventStreamSchema)
+@problems(blp, *AUTHENTICATED, 404)
+def events(game_id: uuid.UUID) -> Any:
+    records = services().games.records(game_id)
+    return {"game_id": game_id, "chain_intact": chain.verify(records) is None, "events": records}

@@ -1,0 +1,208 @@
+"""Players: accounts, sessions, the cashier (deposits, withdrawals), wallet, ledger, betting
+history and preferences."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import uuid
+from datetime import datetime
+from typing import Any
+
+from flask import url_for
+from flask_smorest import Blueprint
+from marshmallow import RAISE
+
+from service.api import schemas
+from service.api.auth import allow
+from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
+from service.api.problems import Problem
+from service.api.requests import IDEMPOTENCY_KEY_HEADER, request_context
+from service.api.wiring import services
+from service.storage.ledger import Posted
+from service.storage.projections import Preferences
+
+#: A ledger cursor is a posting id: ASCII digits that fit PostgreSQL's bigint.
+LEDGER_CURSOR = re.compile(r"[0-9]{1,18}")
+
+blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Players and wallets")
+
+
+@blp.route("", methods=["POST"])
+@allow("operator")
+@blp.doc(
+    security=BEARER,
+    parameters=[IDEMPOTENCY_KEY_HEADER],
+    summary="Open a player account (the same external_ref again returns it, 200)",
+)
+@blp.arguments(schemas.NewPlayerSchema)
+@blp.response(201, schemas.PlayerSchema)
+@blp.alt_response(200, schema=schemas.PlayerSchema, description="The account already existed")
+@problems(blp, *AUTHENTICATED, *WITH_BODY, 409)
+def open_player(body: dict[str, Any]) -> Any:
+    opened = services().players.open_account(
+        request_context(), body["external_ref"], body["currency"]
+    )
+    headers = {"Location": url_for("players.player", player_id=opened.row.player_id)}
+    if opened.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return opened.row, 201 if opened.created else 200, headers
+
+
+@blp.route("/<uuid:player_id>", methods=["GET"])
+@allow("operator", "auditor", player="self")
+@blp.doc(security=BEARER, summary="A player account")
+@blp.response(200, schemas.PlayerSchema)
+@problems(blp, *AUTHENTICATED, 404)
+def player(player_id: uuid.UUID) -> Any:
+    return services().players.player(player_id)
+
+
+@blp.route("/<uuid:player_id>/sessions", methods=["POST"])
+@allow("operator")
+@blp.doc(
+    security=BEARER,
+    summary="Mint a player's bearer token",
+    description="Expires after 30 minutes without use, and at a hard maximum of 8 hours.",
+)
+@blp.response(201, schemas.SessionSchema)
+@problems(blp, *AUTHENTICATED, 404)
+def open_session(player_id: uuid.UUID) -> Any:
+    session = services().access.open_session(request_context(), player_id)
+    return {
+        "token": session.token,
+        "player_id": session.player_id,
+        "created_at": session.created_at,
+        "expires_at": session.expires_at,
+        "idle_timeout_seconds": int(session.idle_timeout.total_seconds()),
+    }, 201
+
+
+def _transaction(posted: Posted, player_id: uuid.UUID) -> dict[str, Any]:
+    wallet = next(p for p in posted.postings if p.account_id == f"player:{player_id}")
+    return {
+        "transaction_id": posted.transaction_id,
+        "client_id": posted.client_transaction_id.removeprefix("cashier:"),
+        "kind": posted.kind,
+        "amount": posted.amount,
+        "currency": posted.currency,
+        "balance_after": wallet.balance_after,
+        "cause": f"{posted.cause_stream}/{posted.cause_version}",
+        "created_at": posted.created_at,
+        "postings": posted.postings,
+    }
+
+
+def _transfer_route(kind: str) -> None:
+    @blp.route(f"/<uuid:player_id>/{kind}", endpoint=kind, methods=["POST"])
+    @allow("operator")
+    @blp.doc(
+        security=BEARER,
+        parameters=[IDEMPOTENCY_KEY_HEADER],
+        summary=f"Cashier: {'pay money in' if kind == 'deposits' else 'pay money out'}",
+        description="Applied exactly once per transaction_id: the same id and amount again "
+        "returns the first result; the same id with anything else is refused (409).",
+    )
+    @blp.arguments(schemas.TransferSchema)
+    @blp.response(201, schemas.LedgerTransactionSchema)
+    @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
+    def transfer(body: dict[str, Any], player_id: uuid.UUID) -> Any:
+        players = services().players
+        move = players.deposit if kind == "deposits" else players.withdraw
+        posted = move(request_context(), player_id, body["amount"], body["transaction_id"])
+        headers = {"Idempotent-Replayed": "true"} if posted.replayed else {}
+        return _transaction(posted, player_id), 201, headers
+
+
+_transfer_route("deposits")
+_transfer_route("withdrawals")
+
+
+@blp.route("/<uuid:player_id>/wallet", methods=["GET"])
+@allow("operator", "auditor", player="self")
+@blp.doc(security=BEARER, summary="Balance, and what an unfinished game holds")
+@blp.response(200, schemas.WalletSchema)
+@problems(blp, *AUTHENTICATED, 404)
+def wallet(player_id: uuid.UUID) -> Any:
+    return services().players.wallet(player_id)
+
+
+@blp.route("/<uuid:player_id>/ledger", methods=["GET"])
+@allow("operator", "auditor", player="self")
+@blp.doc(security=BEARER, summary="The wallet's postings, newest first, with balances")
+@blp.arguments(schemas.PageQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, schemas.StatementPageSchema)
+@problems(blp, *AUTHENTICATED, 404, 422)
+def ledger(query: dict[str, Any], player_id: uuid.UUID) -> Any:
+    before = query["before"]
+    if before is not None and not LEDGER_CURSOR.fullmatch(before):
+        raise Problem("validation-error", "bad cursor", errors={"before": ["not a cursor"]})
+    limit = query["limit"]
+    lines = services().players.statement(
+        player_id, before=int(before) if before else None, limit=limit + 1
+    )
+    more = len(lines) > limit
+    lines = lines[:limit]
+    return {"items": lines, "next": str(lines[-1].posting_id) if more else None}
+
+
+def _history_cursor(started_at: datetime, game_id: uuid.UUID) -> str:
+    return base64.urlsafe_b64encode(f"{started_at.isoformat()}|{game_id}".encode()).decode()
+
+
+def _parse_history_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
+    try:
+        started, _, game = base64.urlsafe_b64decode(cursor.encode()).decode().partition("|")
+        return datetime.fromisoformat(started), uuid.UUID(game)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise Problem(
+            "validation-error", "bad cursor", errors={"before": ["not a cursor"]}
+        ) from None
+
+
+@blp.route("/<uuid:player_id>/history", methods=["GET"])
+@allow("operator", "auditor", player="self")
+@blp.doc(security=BEARER, summary="Betting history, newest first")
+@blp.arguments(schemas.PageQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, schemas.HistoryPageSchema)
+@problems(blp, *AUTHENTICATED, 404, 422)
+def history(query: dict[str, Any], player_id: uuid.UUID) -> Any:
+    before = _parse_history_cursor(query["before"]) if query["before"] else None
+    limit = query["limit"]
+    rows = services().games.history(player_id, before=before, limit=limit + 1)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    items = [{**_row(r), "net": r.net} for r in rows]
+    last = rows[-1] if rows else None
+    return {
+        "items": items,
+        "next": _history_cursor(last.started_at, last.game_id) if more and last else None,
+    }
+
+
+def _row(row: Any) -> dict[str, Any]:
+    return {
+        field: getattr(row, field) for field in schemas.HistoryLineSchema().fields if field != "net"
+    }
+
+
+@blp.route("/<uuid:player_id>/preferences", methods=["GET"])
+@allow("operator", "auditor", player="self")
+@blp.doc(security=BEARER, summary="Sound, table colour and card back")
+@blp.response(200, schemas.PreferencesSchema)
+@problems(blp, *AUTHENTICATED, 404)
+def get_preferences(player_id: uuid.UUID) -> Any:
+    return services().players.preferences(player_id)
+
+
+@blp.route("/<uuid:player_id>/preferences", endpoint="put_preferences", methods=["PUT"])
+@allow(player="self")
+@blp.doc(security=BEARER, parameters=[IDEMPOTENCY_KEY_HEADER], summary="Change the preferences")
+@blp.arguments(schemas.PreferencesSchema)
+@blp.response(200, schemas.PreferencesSchema)
+@problems(blp, *AUTHENTICATED, *WITH_BODY, 404)
+def put_preferences(body: dict[str, Any], player_id: uuid.UUID) -> Any:
+    chosen = Preferences(body["sound"], body["colour"], body["card_back"])
+    saved = services().players.set_preferences(request_context(), player_id, chosen)
+    return saved.preferences, 200, {"Idempotent-Replayed": "true"} if saved.replayed else {}

@@ -1,0 +1,286 @@
+"""RFC 9457 problem details: every error the API returns, with a stable type per kind.
+
+``type`` is a relative URI, ``/problems/<slug>``, that the API itself answers with a description
+of the problem type. A broken game rule also carries ``rule``, the rule's stable code.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from flask import Response, current_app, g, json, request
+from werkzeug.exceptions import HTTPException
+
+from events.records import ConcurrencyConflict
+from service import errors
+from service.errors import (
+    CertificationDisabled,
+    GameInProgress,
+    NotFound,
+    PlayerConflict,
+    RuleViolation,
+    VersionMismatch,
+)
+from service.ledger import InsufficientFunds, TransactionIdReused
+from service.storage.idempotency import KeyReused
+
+log = logging.getLogger(__name__)
+
+MEDIA_TYPE = "application/problem+json"
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemType:
+    slug: str
+    status: int
+    title: str
+    description: str
+
+    @property
+    def uri(self) -> str:
+        return f"/problems/{self.slug}"
+
+
+_TYPES = (
+    ProblemType(
+        "malformed-request",
+        400,
+        "Malformed request",
+        "The body is not valid JSON, or a header is malformed.",
+    ),
+    ProblemType(
+        "unauthorized",
+        401,
+        "Unauthorized",
+        "No bearer token, or one that is unknown, revoked or expired.",
+    ),
+    ProblemType("forbidden", 403, "Forbidden", "This role may not do this."),
+    ProblemType(
+        "certification-disabled",
+        403,
+        "Certification mode is off",
+        "Given seeds and decks are refused unless CERTIFICATION_MODE=1 (never in production); "
+        "only operators may give them.",
+    ),
+    ProblemType("not-found", 404, "Not found", "No such resource, or not one this caller may see."),
+    ProblemType(
+        "method-not-allowed",
+        405,
+        "Method not allowed",
+        "The resource does not answer this HTTP method.",
+    ),
+    ProblemType(
+        "not-acceptable",
+        406,
+        "Not acceptable",
+        "The resource cannot answer in a media type the Accept header allows.",
+    ),
+    ProblemType(
+        "game-in-progress",
+        409,
+        "Game in progress",
+        "The player has an unfinished game; collect it before dealing another.",
+    ),
+    ProblemType(
+        "game-finished",
+        409,
+        "Game finished",
+        "The game was collected or voided; it accepts no more commands.",
+    ),
+    ProblemType(
+        "concurrent-update",
+        409,
+        "Concurrent update",
+        "Another command changed the game first; reload it and decide again.",
+    ),
+    ProblemType(
+        "transaction-id-reused",
+        409,
+        "Transaction id reused",
+        "The transaction id was already used for a different movement of money.",
+    ),
+    ProblemType(
+        "player-conflict",
+        409,
+        "Player conflict",
+        "The external reference already names a player with other details.",
+    ),
+    ProblemType(
+        "version-mismatch",
+        412,
+        "Precondition failed",
+        "If-Match does not name the game's current version (its ETag).",
+    ),
+    ProblemType(
+        "payload-too-large",
+        413,
+        "Payload too large",
+        "The request body is larger than the API accepts.",
+    ),
+    ProblemType(
+        "unsupported-media-type",
+        415,
+        "Unsupported media type",
+        "Send request bodies as application/json.",
+    ),
+    ProblemType(
+        "validation-error",
+        422,
+        "Invalid request",
+        "A field is missing, unknown, of the wrong type or out of range; see errors.",
+    ),
+    ProblemType(
+        "rule-violation",
+        422,
+        "Rule violation",
+        "The command breaks a rule of the game or the paytable; rule names which.",
+    ),
+    ProblemType(
+        "insufficient-funds",
+        422,
+        "Insufficient funds",
+        "The wallet balance does not cover the amount.",
+    ),
+    ProblemType(
+        "idempotency-key-reused",
+        422,
+        "Idempotency key reused",
+        "The Idempotency-Key was used before with a different request.",
+    ),
+    ProblemType(
+        "internal-error",
+        500,
+        "Internal error",
+        "A bug: the request was not applied. It has been logged.",
+    ),
+    ProblemType(
+        "service-unavailable",
+        503,
+        "Service unavailable",
+        "The database is busy or unreachable; nothing was applied. Retry later.",
+    ),
+)
+TYPES: dict[str, ProblemType] = {t.slug: t for t in _TYPES}
+
+_HTTP_SLUGS = {
+    400: "malformed-request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not-found",
+    405: "method-not-allowed",
+    406: "not-acceptable",
+    413: "payload-too-large",
+    415: "unsupported-media-type",
+    422: "validation-error",
+}
+
+
+class Problem(Exception):
+    """Raise to answer with a problem document."""
+
+    def __init__(
+        self,
+        slug: str,
+        detail: str,
+        *,
+        headers: dict[str, str] | None = None,
+        **extra: Any,
+    ) -> None:
+        super().__init__(detail)
+        self.type = TYPES[slug]
+        self.detail = detail
+        self.headers = headers or {}
+        self.extra = extra
+
+
+def problem_response(problem: Problem) -> Response:
+    body = {
+        "type": problem.type.uri,
+        "title": problem.type.title,
+        "status": problem.type.status,
+        "detail": problem.detail,
+        "instance": request.path,
+        **problem.extra,
+    }
+    request_id = g.get("request_id")
+    if request_id:
+        body["request_id"] = request_id
+    response = current_app.response_class(
+        json.dumps(body), status=problem.type.status, mimetype=MEDIA_TYPE
+    )
+    response.headers.update(problem.headers)
+    return response
+
+
+def from_http_exception(error: HTTPException) -> Problem:
+    """Werkzeug's and webargs's errors (bad JSON, validation, 404 routes, 405, 413...)."""
+    code = error.code or 500
+    slug = _HTTP_SLUGS.get(code)
+    data = getattr(error, "data", None) or {}
+    if slug is None:
+        return Problem("internal-error", "the request could not be handled")
+    if slug == "validation-error":
+        messages = data.get("messages") or {}
+        # webargs nests messages by location (json, query, headers); flatten one level.
+        flat = {k: v for location in messages.values() for k, v in location.items()}
+        return Problem("validation-error", _summarise(flat), errors=flat)
+    if slug == "malformed-request" and data.get("messages"):
+        return Problem("malformed-request", "the request body is not valid JSON")
+    detail = error.description or TYPES[slug].title
+    allowed = getattr(error, "valid_methods", None)
+    headers = {"Allow": ", ".join(allowed)} if allowed else {}
+    return Problem(slug, detail, headers=headers)
+
+
+def _summarise(messages: dict[str, Any]) -> str:
+    parts = []
+    for field, problems in sorted(messages.items()):
+        text = problems[0] if isinstance(problems, list) and problems else problems
+        parts.append(f"{field}: {text}")
+    return "; ".join(parts) or "the request is not valid"
+
+
+def from_exception(error: Exception) -> Problem:
+    """The problem a domain or infrastructure exception stands for."""
+    if isinstance(error, Problem):
+        return error
+    if isinstance(error, RuleViolation):
+        if error.code == errors.GAME_OVER:
+            return Problem("game-finished", error.detail, rule=error.code)
+        return Problem("rule-violation", error.detail, rule=error.code)
+    if isinstance(error, InsufficientFunds):
+        return Problem(
+            "insufficient-funds", f"the balance does not cover {error.amount} minor units"
+        )
+    if isinstance(error, GameInProgress):
+        return Problem("game-in-progress", str(error), game_id=str(error.game_id))
+    if isinstance(error, NotFound):
+        return Problem("not-found", f"no {error.what} {error.ident}")
+    if isinstance(error, VersionMismatch):
+        return Problem(
+            "version-mismatch",
+            str(error),
+            headers={"ETag": f'"{error.actual}"'},
+            current_version=error.actual,
+        )
+    if isinstance(error, ConcurrencyConflict):
+        return Problem("concurrent-update", "another command changed the game first; reload it")
+    if isinstance(error, KeyReused):
+        return Problem("idempotency-key-reused", str(error))
+    if isinstance(error, TransactionIdReused):
+        return Problem("transaction-id-reused", str(error))
+    if isinstance(error, PlayerConflict):
+        return Problem("player-conflict", str(error))
+    if isinstance(error, CertificationDisabled):
+        return Problem("certification-disabled", str(error))
+    if isinstance(error, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled):
+        return Problem(
+            "service-unavailable", "the database is busy; retry", headers={"Retry-After": "1"}
+        )
+    if isinstance(error, psycopg.OperationalError):
+        return Problem("service-unavailable", "the database is unreachable; retry later")
+    log.exception("unhandled error", exc_info=error)
+    return Problem("internal-error", "an unexpected error occurred; nothing was applied")

@@ -1,0 +1,95 @@
+"""What anyone may read: the variants and paytables, quotes, problem types, and health."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask_smorest import Blueprint
+from marshmallow import RAISE
+
+from service.api import schemas
+from service.api.docs import problems
+from service.api.problems import TYPES, Problem
+from service.api.wiring import services
+from service.paytable import CARDS_IN_DECK, FULL_PAYOUT_MULTIPLE
+from service.variants import RULES_VERSION, VARIANTS
+
+blp = Blueprint("public", __name__, description="Rules, paytables, quotes and health")
+
+
+@blp.route("/v1/variants", methods=["GET"])
+@blp.doc(summary="Variants, paytables, stake limits and ladders, and the idle policy")
+@blp.response(200, schemas.VariantsSchema)
+@problems(blp)
+def variants() -> Any:
+    settings = services().settings
+    return {
+        "rules_version": RULES_VERSION,
+        "variants": list(VARIANTS.values()),
+        "paytables": [
+            {
+                "id": t.id,
+                "version": t.version,
+                "currency": t.currency,
+                "min_stake": t.min_stake,
+                "default_stake": t.default_stake,
+                "max_stake": t.max_stake,
+                "stake_multiple_of": CARDS_IN_DECK,
+                "win_rate": f"stake * {FULL_PAYOUT_MULTIPLE} / {CARDS_IN_DECK}",
+                "ladder": list(t.ladder),
+            }
+            for t in settings.paytables.values()
+        ],
+        "idle_collection": {
+            "collect_after_seconds": int(settings.idle_collect_after.total_seconds()),
+            "policy": "a game idle this long is collected automatically with the winnings it holds",
+        },
+    }
+
+
+@blp.route("/v1/quote", methods=["GET"])
+@blp.doc(summary="What a stake wins per card and at most, before any money moves")
+@blp.arguments(schemas.QuoteQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, schemas.QuoteSchema)
+@problems(blp, 422)
+def quote(query: dict[str, Any]) -> Any:
+    q = services().games.quote(query["variant"], query["stake"], query["currency"])
+    return {**_fields(q), "variant": query["variant"]}
+
+
+def _fields(quote: Any) -> dict[str, Any]:
+    return {name: getattr(quote, name) for name in quote.__slots__}
+
+
+@blp.route("/problems/<slug>", methods=["GET"])
+@blp.doc(summary="What a problem type means")
+@blp.response(200, schemas.ProblemTypeSchema)
+@problems(blp, 404)
+def problem_type(slug: str) -> Any:
+    found = TYPES.get(slug)
+    if found is None:
+        raise Problem("not-found", f"no problem type {slug!r}")
+    return {
+        "type": found.uri,
+        "title": found.title,
+        "status": found.status,
+        "description": found.description,
+    }
+
+
+@blp.route("/healthz", methods=["GET"])
+@blp.doc(summary="The process is up")
+@blp.response(200, schemas.HealthSchema)
+@problems(blp)  # before its first request the app builds its services, which can fail (503)
+def healthz() -> Any:
+    return {"status": "ok"}
+
+
+@blp.route("/readyz", methods=["GET"])
+@blp.doc(summary="The database answers")
+@blp.response(200, schemas.HealthSchema)
+@problems(blp)
+def readyz() -> Any:
+    with services().unit_of_work() as uow:
+        uow.conn.execute("SELECT 1")
+    return {"status": "ready"}

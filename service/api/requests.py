@@ -1,0 +1,71 @@
+"""Turning an HTTP request into the service's RequestContext: who, which request, and what an
+Idempotency-Key retry must match."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from typing import Any
+
+from flask import g, request
+
+from events.chain import canonical_json
+from service.api.auth import require_principal
+from service.api.problems import Problem
+from service.context import RequestContext
+
+_VISIBLE = re.compile(r"[\x21-\x7e]{1,200}")
+
+IDEMPOTENCY_KEY_HEADER: dict[str, Any] = {
+    "in": "header",
+    "name": "Idempotency-Key",
+    "required": False,
+    "description": "Retrying with the same key returns the first response and changes nothing; "
+    "the same key with a different request is refused (422).",
+    "schema": {"type": "string", "pattern": r"^[\x21-\x7e]{1,200}$"},
+}
+
+IF_MATCH_HEADER: dict[str, Any] = {
+    "in": "header",
+    "name": "If-Match",
+    "required": False,
+    "description": "The game's ETag (its version): the command applies only at that version, "
+    "else 412.",
+    "schema": {"type": "string", "pattern": r'^"?[0-9]{1,9}"?$'},
+}
+
+
+def request_id() -> str:
+    """The caller's X-Request-Id when it is sane, else a new one; echoed on the response."""
+    if "request_id" not in g:
+        given = request.headers.get("X-Request-Id", "")
+        g.request_id = given if _VISIBLE.fullmatch(given) else str(uuid.uuid4())
+    found: str = g.request_id
+    return found
+
+
+def request_context() -> RequestContext:
+    principal = require_principal()
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not _VISIBLE.fullmatch(key):
+        raise Problem("malformed-request", "Idempotency-Key must be 1-200 visible ASCII characters")
+    body = request.get_json(silent=True) if request.content_length else None
+    described = f"{request.method} {request.path}\n{canonical_json(body)}"
+    return RequestContext(
+        actor=principal.actor,
+        request_id=request_id(),
+        idempotency_key=key,
+        fingerprint=hashlib.sha256(described.encode()).hexdigest(),
+    )
+
+
+def expected_version() -> int | None:
+    """The version an If-Match header names (ETags here are the quoted stream version)."""
+    value = request.headers.get("If-Match")
+    if value is None:
+        return None
+    digits = value.strip().removeprefix("W/").strip('"')
+    if not digits.isdigit() or len(digits) > 9:
+        raise Problem("malformed-request", 'If-Match must be a game ETag such as "7"')
+    return int(digits)

@@ -1,0 +1,382 @@
+"""Marshmallow schemas for every request and response of API v1. The OpenAPI document is
+generated from them, so they are the contract. Money is always integer minor units."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from service.cards import CANONICAL_DECK
+from service.klondike import ANY_FOUNDATION, FOUNDATION_PILES, TABLEAU_PILES, WASTE
+from service.variants import VARIANTS
+
+CARD = validate.OneOf(CANONICAL_DECK)
+CURRENCY = validate.Regexp(r"^[A-Z]{3}\Z", error="a three-letter ISO 4217 code, e.g. GBP")
+MINOR_UNITS = validate.Range(min=1, max=10**12)
+STATUSES = ("in_progress", "complete", "collected", "voided")
+
+
+def storable(value: str) -> None:
+    """Free text the database keeps: PostgreSQL text and jsonb hold no NUL character, and an
+    unpaired surrogate (which JSON's \\u escapes can spell) is not UTF-8."""
+    if any(ch == "\x00" or "\ud800" <= ch <= "\udfff" for ch in value):
+        raise ValidationError("must not contain NUL or unpaired surrogate characters")
+
+
+def text(max_length: int) -> list[Callable[[str], object]]:
+    """1 to ``max_length`` characters of storable text."""
+    return [validate.Length(min=1, max=max_length), storable]
+
+
+def card(*, required: bool = False, allow_none: bool = False) -> fields.String:
+    return fields.String(
+        required=required,
+        allow_none=allow_none,
+        validate=CARD,
+        metadata={"description": "rank A23456789TJQK + suit SHDC"},
+    )
+
+
+class StrictBoolean(fields.Boolean):
+    """JSON true or false only: marshmallow's Boolean also takes "yes", "on", 1 and "false",
+    which a client sending them has surely got wrong."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise ValidationError("Not a boolean: send true or false.")
+        return value
+
+
+class Strict(Schema):
+    """Requests: unknown fields are refused (marshmallow's default, named for readers). webargs
+    excludes unknown query parameters unless told, so query routes pass ``unknown=RAISE``."""
+
+
+# --- problems -------------------------------------------------------------------------------
+
+
+class ProblemSchema(Schema):
+    type = fields.String(required=True, metadata={"description": "stable problem type URI"})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    instance = fields.String()
+    request_id = fields.String()
+    rule = fields.String(metadata={"description": "the broken rule's stable code"})
+    errors = fields.Dict(metadata={"description": "field -> messages, for validation errors"})
+    game_id = fields.String()
+    current_version = fields.Integer()
+
+
+class ProblemTypeSchema(Schema):
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    description = fields.String(required=True)
+
+
+# --- public -----------------------------------------------------------------------------------
+
+
+class VariantSchema(Schema):
+    name = fields.String(required=True)
+    title = fields.String(required=True)
+    draw_count = fields.Integer(required=True)
+    passes = fields.Integer(required=True)
+
+
+class PaytableSchema(Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    currency = fields.String(required=True)
+    min_stake = fields.Integer(required=True)
+    default_stake = fields.Integer(required=True)
+    max_stake = fields.Integer(required=True)
+    stake_multiple_of = fields.Integer(required=True)
+    win_rate = fields.String(required=True, metadata={"description": "per card on foundations"})
+    ladder = fields.List(fields.Integer(), required=True)
+
+
+class IdlePolicySchema(Schema):
+    collect_after_seconds = fields.Integer(required=True)
+    policy = fields.String(required=True)
+
+
+class VariantsSchema(Schema):
+    rules_version = fields.String(required=True)
+    variants = fields.List(fields.Nested(VariantSchema), required=True)
+    paytables = fields.List(fields.Nested(PaytableSchema), required=True)
+    idle_collection = fields.Nested(IdlePolicySchema, required=True)
+
+
+class QuoteQuerySchema(Strict):
+    variant = fields.String(required=True, validate=validate.OneOf(tuple(VARIANTS)))
+    stake = fields.Integer(required=True, validate=validate.Range(min=0, max=10**12))
+    currency = fields.String(load_default="GBP", validate=CURRENCY)
+
+
+class QuoteSchema(Schema):
+    variant = fields.String(required=True)
+    stake = fields.Integer(required=True)
+    currency = fields.String(required=True)
+    win_rate = fields.Integer(required=True)
+    max_payout = fields.Integer(required=True)
+    max_net_win = fields.Integer(required=True)
+    previous_stake = fields.Integer(required=True, allow_none=True)
+    next_stake = fields.Integer(required=True, allow_none=True)
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True)
+
+
+# --- players ----------------------------------------------------------------------------------
+
+
+class NewPlayerSchema(Strict):
+    external_ref = fields.String(required=True, validate=text(200))
+    currency = fields.String(required=True, validate=CURRENCY)
+
+
+class PlayerSchema(Schema):
+    id = fields.UUID(required=True, attribute="player_id")
+    external_ref = fields.String(required=True)
+    currency = fields.String(required=True)
+    created_at = fields.DateTime(required=True)
+
+
+class SessionSchema(Schema):
+    token = fields.String(required=True, metadata={"description": "bearer token, shown once"})
+    player_id = fields.UUID(required=True)
+    created_at = fields.DateTime(required=True)
+    expires_at = fields.DateTime(required=True, metadata={"description": "hard maximum"})
+    idle_timeout_seconds = fields.Integer(required=True)
+
+
+class TransferSchema(Strict):
+    amount = fields.Integer(required=True, strict=True, validate=MINOR_UNITS)
+    transaction_id = fields.String(required=True, validate=text(200))
+
+
+class PostingSchema(Schema):
+    account_id = fields.String(required=True)
+    amount = fields.Integer(required=True)
+    balance_before = fields.Integer(required=True)
+    balance_after = fields.Integer(required=True)
+
+
+class LedgerTransactionSchema(Schema):
+    id = fields.UUID(required=True, attribute="transaction_id")
+    transaction_id = fields.String(required=True, attribute="client_id")
+    kind = fields.String(required=True)
+    amount = fields.Integer(required=True)
+    currency = fields.String(required=True)
+    balance_after = fields.Integer(required=True)
+    cause = fields.String(required=True, metadata={"description": "stream/version of its event"})
+    created_at = fields.DateTime(required=True)
+    postings = fields.List(fields.Nested(PostingSchema), required=True)
+
+
+class WalletSchema(Schema):
+    player_id = fields.UUID(required=True)
+    currency = fields.String(required=True)
+    balance = fields.Integer(required=True)
+    held = fields.Integer(required=True, metadata={"description": "staked in an unfinished game"})
+    open_game_id = fields.UUID(required=True, allow_none=True)
+
+
+class PageQuerySchema(Strict):
+    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+    before = fields.String(
+        load_default=None, validate=validate.Length(max=200), metadata={"description": "cursor"}
+    )
+
+
+class StatementLineSchema(Schema):
+    posting_id = fields.Integer(required=True)
+    transaction_id = fields.UUID(required=True)
+    kind = fields.String(required=True)
+    amount = fields.Integer(required=True)
+    balance_before = fields.Integer(required=True)
+    balance_after = fields.Integer(required=True)
+    cause_stream = fields.String(required=True)
+    cause_version = fields.Integer(required=True)
+    client_transaction_id = fields.String(required=True)
+    created_at = fields.DateTime(required=True)
+
+
+class StatementPageSchema(Schema):
+    items = fields.List(fields.Nested(StatementLineSchema), required=True)
+    next = fields.String(required=True, allow_none=True, metadata={"description": "cursor"})
+
+
+class HistoryLineSchema(Schema):
+    game_id = fields.UUID(required=True)
+    variant = fields.String(required=True)
+    stake = fields.Integer(required=True)
+    currency = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    foundation_count = fields.Integer(required=True)
+    payout = fields.Integer(required=True)
+    refund = fields.Integer(required=True)
+    net = fields.Integer(required=True, metadata={"description": "payout + refund - stake"})
+    certification = fields.Boolean(required=True)
+    end_reason = fields.String(required=True, allow_none=True)
+    started_at = fields.DateTime(required=True)
+    last_event_at = fields.DateTime(required=True)
+    ended_at = fields.DateTime(required=True, allow_none=True)
+
+
+class HistoryPageSchema(Schema):
+    items = fields.List(fields.Nested(HistoryLineSchema), required=True)
+    next = fields.String(required=True, allow_none=True)
+
+
+class PreferencesSchema(Strict):
+    sound = StrictBoolean(required=True)
+    colour = fields.String(required=True, validate=validate.OneOf(("green", "red", "blue")))
+    card_back = fields.Integer(required=True, strict=True, validate=validate.Range(1, 12))
+
+
+# --- games ------------------------------------------------------------------------------------
+
+
+class NewGameSchema(Strict):
+    variant = fields.String(required=True, validate=validate.OneOf(tuple(VARIANTS)))
+    stake = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=10**12))
+    client_seed = fields.String(
+        validate=validate.Regexp(r"^[ -~]{1,64}\Z", error="1 to 64 printable ASCII characters")
+    )
+    player_id = fields.UUID(metadata={"description": "operator, certification mode only"})
+    seed = fields.String(
+        validate=validate.Regexp(r"^[0-9a-f]{64}\Z", error="64 lowercase hex digits"),
+        metadata={"description": "certification mode only: the server seed to deal from"},
+    )
+    deck = fields.List(
+        card(required=True),
+        validate=validate.Length(equal=52),
+        metadata={"description": "certification mode only: 52 cards in deal order"},
+    )
+
+
+PILE_FROM = validate.OneOf((WASTE, *TABLEAU_PILES, *FOUNDATION_PILES))
+PILE_TO = validate.OneOf((*TABLEAU_PILES, *FOUNDATION_PILES, ANY_FOUNDATION))
+
+
+class MoveSchema(Strict):
+    source = fields.String(required=True, data_key="from", validate=PILE_FROM)
+    target = fields.String(required=True, data_key="to", validate=PILE_TO)
+    count = fields.Integer(strict=True, validate=validate.Range(1, 13))
+
+
+class TurnSchema(Strict):
+    column = fields.Integer(required=True, strict=True, validate=validate.Range(0, 6))
+
+
+class EmptySchema(Strict):
+    """Commands without arguments take an empty object (or no body)."""
+
+
+class VoidSchema(Strict):
+    reason = fields.String(required=True, validate=text(500))
+
+
+class GameQuerySchema(Strict):
+    view = fields.String(
+        load_default="player",
+        validate=validate.OneOf(("player", "full")),
+        metadata={"description": "full: every card where it lies (auditors only)"},
+    )
+
+
+class LegalMoveSchema(Schema):
+    action = fields.String(
+        required=True,
+        validate=validate.OneOf(("draw", "recycle", "move", "turn", "undo", "collect")),
+    )
+    # The views name these "from" and "to" already; attribute= reads them as they are.
+    source = fields.String(data_key="from", attribute="from")
+    target = fields.String(data_key="to", attribute="to")
+    count = fields.Integer()
+    column = fields.Integer()
+
+
+class ColumnSchema(Schema):
+    face_down = fields.Integer(required=True, metadata={"description": "how many, not which"})
+    face_up = fields.List(card(), required=True)
+    face_down_cards = fields.List(card(), metadata={"description": "full view only"})
+
+
+class PaytableRefSchema(Schema):
+    id = fields.String(required=True)
+    version = fields.Integer(required=True)
+
+
+class GameViewSchema(Schema):
+    id = fields.UUID(required=True)
+    player_id = fields.UUID(required=True)
+    variant = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    version = fields.Integer(required=True, metadata={"description": "also the ETag"})
+    stake = fields.Integer(required=True)
+    currency = fields.String(required=True)
+    win_rate = fields.Integer(required=True)
+    winnings = fields.Integer(
+        required=True, metadata={"description": "foundation_count x win_rate"}
+    )
+    foundation_count = fields.Integer(required=True)
+    payout = fields.Integer(required=True, allow_none=True)
+    refund = fields.Integer(required=True, allow_none=True)
+    end_reason = fields.String(required=True, allow_none=True)
+    certification = fields.Boolean(required=True)
+    paytable = fields.Nested(PaytableRefSchema, required=True)
+    rules_version = fields.String(required=True)
+    seed_commitment = fields.String(required=True, allow_none=True)
+    client_seed = fields.String(required=True, allow_none=True)
+    server_seed = fields.String(
+        required=True, allow_none=True, metadata={"description": "revealed when the game ends"}
+    )
+    stock_count = fields.Integer(required=True)
+    passes_left = fields.Integer(required=True)
+    waste = fields.List(
+        card(), required=True, metadata={"description": "the visible fan, top last"}
+    )
+    waste_count = fields.Integer(required=True)
+    waste_playable = fields.Boolean(required=True)
+    foundations = fields.List(
+        card(allow_none=True), required=True, metadata={"description": "top cards"}
+    )
+    tableau = fields.List(fields.Nested(ColumnSchema), required=True)
+    legal_moves = fields.List(fields.Nested(LegalMoveSchema), required=True)
+    can_undo = fields.Boolean(required=True)
+    started_at = fields.DateTime(required=True)
+    last_event_at = fields.DateTime(required=True)
+    ended_at = fields.DateTime(required=True, allow_none=True)
+    # full view (auditors) only
+    deck = fields.List(card())
+    shuffle_algorithm = fields.String()
+    stock = fields.List(card())
+    waste_all = fields.List(card())
+    foundation_piles = fields.List(fields.List(card()))
+
+
+class RecordedEventSchema(Schema):
+    position = fields.Integer(required=True)
+    stream_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    event_id = fields.UUID(required=True)
+    type = fields.String(required=True)
+    schema_version = fields.Integer(required=True)
+    data = fields.Dict(required=True)
+    metadata = fields.Dict(required=True)
+    recorded_at = fields.DateTime(required=True)
+    prev_hash = fields.String(required=True)
+    hash = fields.String(required=True)
+
+
+class EventStreamSchema(Schema):
+    game_id = fields.UUID(required=True)
+    chain_intact = fields.Boolean(required=True)
+    events = fields.List(fields.Nested(RecordedEventSchema), required=True)

@@ -1,0 +1,51 @@
+"""Logging configuration changes to the significant-events log.
+
+Each web or worker process, when it starts, compares the configuration that affects play and
+money (paytables, idle policy, certification mode, big-win threshold, rules version) with the
+last one logged, and logs it if it differs. Under the write lock, so processes starting together
+log one change once."""
+
+from __future__ import annotations
+
+import hashlib
+
+from events.chain import canonical_json
+from service.config import Settings
+from service.unit_of_work import UnitOfWork
+from service.variants import RULES_VERSION
+
+
+def configuration(settings: Settings) -> dict[str, object]:
+    return {
+        "environment": settings.environment,
+        "rules_version": RULES_VERSION,
+        "certification_mode": settings.certification_mode,
+        "idle_collect_after_seconds": int(settings.idle_collect_after.total_seconds()),
+        "big_win_threshold": settings.big_win_threshold,
+        "paytables": [
+            {
+                "id": t.id,
+                "version": t.version,
+                "currency": t.currency,
+                "min_stake": t.min_stake,
+                "default_stake": t.default_stake,
+                "max_stake": t.max_stake,
+                "ladder": list(t.ladder),
+            }
+            for _, t in sorted(settings.paytables.items())
+        ],
+    }
+
+
+def log_configuration(uow: UnitOfWork, settings: Settings, actor: str) -> bool:
+    """Log the configuration if it changed since last logged; True if it did."""
+    current = configuration(settings)
+    fingerprint = hashlib.sha256(canonical_json(current).encode()).hexdigest()
+    uow.lock_for_write()
+    if uow.significant.last_configuration() == fingerprint:
+        return False
+    uow.significant.record(
+        "configuration", actor, {"fingerprint": fingerprint, "configuration": current}
+    )
+    uow.commit()
+    return True

@@ -1,0 +1,475 @@
+"""Finance: daily totals projected from the game events, the daily report, and the
+reconciliation of the ledger against the game events.
+
+The projector is checkpointed: it locks its checkpoint row, folds the events after it into
+daily_totals, and moves the checkpoint, all in one transaction, so running it twice (Celery
+delivers at least once, and the report endpoint catches up inline) never counts an event twice.
+
+Definitions (per day, currency and variant, days in UTC):
+- games started, and their stakes, on the day of their StakePlaced;
+- games finished (collected or voided), their payouts and refunds, on the day they ended;
+- GGR = stakes - payouts - refunds;
+- RTP = payouts / (stakes - refunds): voided stakes were never really wagered;
+- held at end of day = stakes of games started by then and not finished by then.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Any
+
+from psycopg.types.json import Jsonb
+
+from events.catalog import Collected, StakePlaced, Voided
+from events.codec import decode_game
+from service.unit_of_work import UnitOfWork
+from service.variants import VARIANTS
+
+CHECKPOINT = "daily-totals"
+BATCH = 2_000
+
+# Hold the projector's checkpoint for this transaction (creating it at 0 the first time).
+LOCK_CHECKPOINT_SQL = """
+INSERT INTO projection_checkpoints (name, position) VALUES (%(name)s, 0)
+ON CONFLICT (name) DO NOTHING
+"""
+SELECT_CHECKPOINT_SQL = """
+SELECT position FROM projection_checkpoints WHERE name = %(name)s FOR UPDATE
+"""
+MOVE_CHECKPOINT_SQL = """
+UPDATE projection_checkpoints SET position = %(position)s, updated_at = statement_timestamp()
+ WHERE name = %(name)s
+"""
+
+# Money events of games after a position, in log order.
+MONEY_EVENTS_SQL = """
+SELECT position, stream_id, type, schema_version, data, recorded_at
+  FROM events
+ WHERE position > %(after)s AND stream_id LIKE 'game-%%'
+   AND type IN ('StakePlaced', 'Collected', 'Voided')
+ ORDER BY position
+ LIMIT %(limit)s
+"""
+
+# The last position in the log (the projector's checkpoint moves there once caught up).
+HEAD_SQL = "SELECT coalesce(max(position), 0) FROM events"
+
+# The StakePlaced of these games: variant, currency and stake for their endings.
+STAKES_SQL = """
+SELECT stream_id, data FROM events WHERE stream_id = ANY(%(streams)s) AND version = 1
+"""
+
+# Add one day's increments.
+ADD_TOTALS_SQL = """
+INSERT INTO daily_totals (day, currency, variant, games_started, games_finished, stakes,
+                          payouts, refunds, stakes_settled, certification_games)
+VALUES (%(day)s, %(currency)s, %(variant)s, %(games_started)s, %(games_finished)s,
+        %(stakes)s, %(payouts)s, %(refunds)s, %(stakes_settled)s, %(certification_games)s)
+ON CONFLICT (day, currency, variant) DO UPDATE SET
+    games_started = daily_totals.games_started + EXCLUDED.games_started,
+    games_finished = daily_totals.games_finished + EXCLUDED.games_finished,
+    stakes = daily_totals.stakes + EXCLUDED.stakes,
+    payouts = daily_totals.payouts + EXCLUDED.payouts,
+    refunds = daily_totals.refunds + EXCLUDED.refunds,
+    stakes_settled = daily_totals.stakes_settled + EXCLUDED.stakes_settled,
+    certification_games = daily_totals.certification_games + EXCLUDED.certification_games
+"""
+
+# Each day and variant in a range, zeros where nothing happened, with the stakes still held at
+# each day's end (everything staked by then minus everything settled by then).
+REPORT_SQL = """
+WITH days AS (
+    SELECT d::date AS day FROM generate_series(%(start)s::date, %(end)s::date, interval '1 day') d
+), variants AS (
+    SELECT unnest(%(variants)s::text[]) AS variant
+), grid AS (
+    SELECT day, variant FROM days CROSS JOIN variants
+), running AS (
+    SELECT day, variant, currency, games_started, games_finished, stakes, payouts, refunds,
+           sum(stakes - stakes_settled) OVER (PARTITION BY variant ORDER BY day) AS held
+      FROM daily_totals
+     WHERE currency = %(currency)s AND day <= %(end)s
+)
+SELECT g.day, g.variant,
+       coalesce(r.games_started, 0), coalesce(r.games_finished, 0), coalesce(r.stakes, 0),
+       coalesce(r.payouts, 0), coalesce(r.refunds, 0),
+       coalesce(r.held, (SELECT r2.held FROM running r2
+                          WHERE r2.variant = g.variant AND r2.day < g.day
+                          ORDER BY r2.day DESC LIMIT 1), 0)
+  FROM grid g
+  LEFT JOIN running r ON r.day = g.day AND r.variant = g.variant
+ ORDER BY g.day, g.variant
+"""
+
+# Totals over a span of days.
+SUM_SQL = """
+SELECT coalesce(sum(games_started), 0), coalesce(sum(games_finished), 0),
+       coalesce(sum(stakes), 0), coalesce(sum(payouts), 0), coalesce(sum(refunds), 0)
+  FROM daily_totals
+ WHERE currency = %(currency)s AND day >= %(start)s AND day <= %(end)s
+"""
+
+
+def utc_day(at: datetime) -> date:
+    return at.astimezone(UTC).date()
+
+
+def catch_up(uow: UnitOfWork) -> int:
+    """Fold the money events after the checkpoint into daily_totals, and move the checkpoint,
+    in this unit of work's transaction (committed here). Returns how many events it folded."""
+    folded = 0
+    with uow.conn.cursor() as cur:
+        cur.execute(LOCK_CHECKPOINT_SQL, {"name": CHECKPOINT})
+        cur.execute(SELECT_CHECKPOINT_SQL, {"name": CHECKPOINT})
+        row = cur.fetchone()
+        assert row is not None
+        position = int(row[0])
+        # Only what is committed below the head now: later appends wait for the next run.
+        cur.execute(HEAD_SQL)
+        head_row = cur.fetchone()
+        head = int(head_row[0]) if head_row else 0
+        increments: dict[tuple[date, str, str], dict[str, int]] = defaultdict(
+            lambda: defaultdict(int)
+        )
+        while True:
+            cur.execute(MONEY_EVENTS_SQL, {"after": position, "limit": BATCH})
+            rows = cur.fetchall()
+            if not rows:
+                break
+            endings = [r[1] for r in rows if r[2] != "StakePlaced"]
+            stakes: dict[str, dict[str, Any]] = {}
+            if endings:
+                cur.execute(STAKES_SQL, {"streams": list(set(endings))})
+                stakes = dict(cur.fetchall())
+            for pos, stream, type_name, version, data, recorded_at in rows:
+                event = decode_game(type_name, version, data)
+                day = utc_day(recorded_at)
+                if isinstance(event, StakePlaced):
+                    totals = increments[(day, event.currency, event.variant)]
+                    totals["games_started"] += 1
+                    totals["stakes"] += event.stake
+                    totals["certification_games"] += int(event.certification)
+                else:
+                    placed = stakes[stream]
+                    totals = increments[(day, placed["currency"], placed["variant"])]
+                    totals["games_finished"] += 1
+                    totals["stakes_settled"] += int(placed["stake"])
+                    if isinstance(event, Collected):
+                        totals["payouts"] += event.winnings
+                    elif isinstance(event, Voided):
+                        totals["refunds"] += event.refund
+                folded += 1
+                position = pos
+            if len(rows) < BATCH:
+                break
+        for (day, currency, variant), totals in increments.items():
+            cur.execute(
+                ADD_TOTALS_SQL,
+                {
+                    "day": day,
+                    "currency": currency,
+                    "variant": variant,
+                    **{k: totals.get(k, 0) for k in _COUNTERS},
+                },
+            )
+        cur.execute(MOVE_CHECKPOINT_SQL, {"name": CHECKPOINT, "position": max(position, head)})
+    uow.commit()
+    return folded
+
+
+_COUNTERS = (
+    "games_started",
+    "games_finished",
+    "stakes",
+    "payouts",
+    "refunds",
+    "stakes_settled",
+    "certification_games",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    games_started: int
+    games_finished: int
+    stakes: int
+    payouts: int
+    refunds: int
+
+    @property
+    def ggr(self) -> int:
+        return self.stakes - self.payouts - self.refunds
+
+    @property
+    def rtp(self) -> str | None:
+        """Payouts over stakes net of refunds, four decimals; None with nothing wagered."""
+        wagered = self.stakes - self.refunds
+        if wagered <= 0:
+            return None
+        ratio = Decimal(self.payouts) / Decimal(wagered)
+        return str(ratio.quantize(Decimal("0.0001"), rounding=ROUND_HALF_EVEN))
+
+
+@dataclass(frozen=True, slots=True)
+class DayLine:
+    day: date
+    variant: str
+    totals: Totals
+    held_at_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class DailyReport:
+    currency: str
+    start: date
+    end: date
+    lines: tuple[DayLine, ...]
+    period: Totals
+    month_to_date: Totals
+    lifetime: Totals
+
+
+def daily_report(uow: UnitOfWork, start: date, end: date, currency: str) -> DailyReport:
+    variants = sorted(VARIANTS)
+    with uow.conn.cursor() as cur:
+        cur.execute(
+            REPORT_SQL, {"start": start, "end": end, "currency": currency, "variants": variants}
+        )
+        lines = tuple(
+            DayLine(r[0], r[1], Totals(r[2], r[3], r[4], r[5], r[6]), int(r[7]))
+            for r in cur.fetchall()
+        )
+
+        def summed(first: date, last: date) -> Totals:
+            cur.execute(SUM_SQL, {"currency": currency, "start": first, "end": last})
+            row = cur.fetchone()
+            assert row is not None
+            return Totals(*(int(x) for x in row))
+
+        period = summed(start, end)
+        month = summed(end.replace(day=1), end)
+        lifetime = summed(date(1970, 1, 1), end)
+    return DailyReport(currency, start, end, lines, period, month, lifetime)
+
+
+def report_csv(report: DailyReport) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        [
+            "day",
+            "variant",
+            "currency",
+            "games_started",
+            "games_finished",
+            "stakes",
+            "payouts",
+            "refunds",
+            "ggr",
+            "rtp",
+            "held_at_end",
+        ]
+    )
+    for line in report.lines:
+        t = line.totals
+        writer.writerow(
+            [
+                line.day.isoformat(),
+                line.variant,
+                report.currency,
+                t.games_started,
+                t.games_finished,
+                t.stakes,
+                t.payouts,
+                t.refunds,
+                t.ggr,
+                t.rtp or "",
+                line.held_at_end,
+            ]
+        )
+    for label, t in (
+        ("period", report.period),
+        ("month-to-date", report.month_to_date),
+        ("lifetime", report.lifetime),
+    ):
+        writer.writerow(
+            [
+                label,
+                "all",
+                report.currency,
+                t.games_started,
+                t.games_finished,
+                t.stakes,
+                t.payouts,
+                t.refunds,
+                t.ggr,
+                t.rtp or "",
+                "",
+            ]
+        )
+    return out.getvalue()
+
+
+# --- reconciliation ---------------------------------------------------------------------------
+
+# The day's game money events.
+DAY_EVENTS_SQL = """
+SELECT stream_id, version, type, schema_version, data
+  FROM events
+ WHERE recorded_at >= %(start)s AND recorded_at < %(end)s
+   AND stream_id LIKE 'game-%%' AND type IN ('StakePlaced', 'Collected', 'Voided')
+"""
+
+# The day's game money in the ledger.
+DAY_LEDGER_SQL = """
+SELECT cause_stream, cause_version, kind, amount, currency
+  FROM ledger_transactions
+ WHERE created_at >= %(start)s AND created_at < %(end)s
+   AND kind IN ('stake', 'winnings', 'refund')
+"""
+
+# Counterparts dated on another day (a transaction straddling midnight), looked up by cause.
+EVENTS_BY_KEY_SQL = """
+SELECT e.stream_id, e.version, e.type, e.schema_version, e.data
+  FROM events e
+  JOIN unnest(%(streams)s::text[], %(versions)s::int[]) AS k(stream_id, version)
+    ON e.stream_id = k.stream_id AND e.version = k.version
+"""
+LEDGER_BY_KEY_SQL = """
+SELECT t.cause_stream, t.cause_version, t.kind, t.amount, t.currency
+  FROM ledger_transactions t
+  JOIN unnest(%(streams)s::text[], %(versions)s::int[]) AS k(stream_id, version)
+    ON t.cause_stream = k.stream_id AND t.cause_version = k.version
+"""
+
+# Store (or replace) a day's reconciliation.
+STORE_RECONCILIATION_SQL = """
+INSERT INTO reconciliations (day, result) VALUES (%(day)s, %(result)s)
+ON CONFLICT (day) DO UPDATE SET result = EXCLUDED.result, computed_at = statement_timestamp()
+"""
+STORED_RECONCILIATION_SQL = "SELECT computed_at, result FROM reconciliations WHERE day = %(day)s"
+
+_KIND = {"StakePlaced": "stake", "Collected": "winnings", "Voided": "refund"}
+
+
+def _expected_money(
+    type_name: str, version: int, data: dict[str, Any]
+) -> tuple[str, int, str] | None:
+    """(kind, amount, currency) a game event puts in the ledger; None if nothing."""
+    event = decode_game(type_name, version, data)
+    if isinstance(event, StakePlaced):
+        return "stake", event.stake, event.currency
+    if isinstance(event, Collected):
+        return ("winnings", event.winnings, event.currency) if event.winnings else None
+    if isinstance(event, Voided):
+        return ("refund", event.refund, event.currency) if event.refund else None
+    return None
+
+
+def reconcile(uow: UnitOfWork, day: date) -> dict[str, Any]:
+    """Ledger totals against totals derived from the game events for ``day``, and every
+    mismatch, game by game."""
+    start = datetime.combine(day, datetime.min.time()).replace(tzinfo=UTC)
+    end = start + timedelta(days=1)
+    events: dict[tuple[str, int], tuple[str, int, str] | None] = {}
+    entries: dict[tuple[str, int], tuple[str, int, str]] = {}
+    with uow.conn.cursor() as cur:
+        cur.execute(DAY_EVENTS_SQL, {"start": start, "end": end})
+        day_events = cur.fetchall()
+        for stream, version, type_name, schema_version, data in day_events:
+            events[(stream, version)] = _expected_money(type_name, schema_version, data)
+        cur.execute(DAY_LEDGER_SQL, {"start": start, "end": end})
+        day_ledger = cur.fetchall()
+        for stream, version, kind, amount, currency in day_ledger:
+            entries[(stream, version)] = (kind, int(amount), currency)
+        # Look up each side's missing counterparts wherever they are dated.
+        want_events = [k for k in entries if k not in events]
+        want_ledger = [k for k, v in events.items() if v is not None and k not in entries]
+        other_events: dict[tuple[str, int], tuple[str, int, str] | None] = {}
+        if want_events:
+            cur.execute(
+                EVENTS_BY_KEY_SQL,
+                {"streams": [k[0] for k in want_events], "versions": [k[1] for k in want_events]},
+            )
+            for stream, version, type_name, schema_version, data in cur.fetchall():
+                other_events[(stream, version)] = _expected_money(type_name, schema_version, data)
+        other_entries: dict[tuple[str, int], tuple[str, int, str]] = {}
+        if want_ledger:
+            cur.execute(
+                LEDGER_BY_KEY_SQL,
+                {"streams": [k[0] for k in want_ledger], "versions": [k[1] for k in want_ledger]},
+            )
+            for stream, version, kind, amount, currency in cur.fetchall():
+                other_entries[(stream, version)] = (kind, int(amount), currency)
+
+    totals: dict[str, dict[str, dict[str, int]]] = defaultdict(
+        lambda: {"events": _zero(), "ledger": _zero()}
+    )
+    for expected in events.values():
+        if expected is not None:
+            kind, amount, currency = expected
+            totals[currency]["events"][kind] += amount
+    for kind, amount, currency in entries.values():
+        totals[currency]["ledger"][kind] += amount
+
+    mismatches: list[dict[str, Any]] = []
+    for key in sorted(set(events) | set(entries)):
+        expected = events[key] if key in events else other_events.get(key)
+        found = entries[key] if key in entries else other_entries.get(key)
+        if key not in events and key not in other_events:
+            expected = None
+        if _same(expected, found):
+            continue
+        stream, version = key
+        mismatches.append(
+            {
+                "game_id": stream.removeprefix("game-"),
+                "event": f"{stream} v{version}",
+                "check": "ledger-vs-events",
+                "expected": _describe(expected),
+                "found": _describe(found),
+            }
+        )
+    return {
+        "date": day.isoformat(),
+        "currencies": {
+            cur: {**sides, "balanced": sides["events"] == sides["ledger"]}
+            for cur, sides in sorted(totals.items())
+        },
+        "events_checked": len(day_events),
+        "ledger_transactions_checked": len(day_ledger),
+        "mismatches": mismatches,
+        "reconciled": not mismatches,
+    }
+
+
+def _zero() -> dict[str, int]:
+    return {"stake": 0, "winnings": 0, "refund": 0}
+
+
+def _same(expected: tuple[str, int, str] | None, found: tuple[str, int, str] | None) -> bool:
+    return expected == found
+
+
+def _describe(value: tuple[str, int, str] | None) -> str:
+    return "nothing" if value is None else f"{value[0]} {value[1]} {value[2]}"
+
+
+def store_reconciliation(uow: UnitOfWork, day: date) -> dict[str, Any]:
+    result = reconcile(uow, day)
+    with uow.conn.cursor() as cur:
+        cur.execute(STORE_RECONCILIATION_SQL, {"day": day, "result": Jsonb(result)})
+    uow.commit()
+    return result
+
+
+def stored_reconciliation(uow: UnitOfWork, day: date) -> tuple[datetime, dict[str, Any]] | None:
+    with uow.conn.cursor() as cur:
+        cur.execute(STORED_RECONCILIATION_SQL, {"day": day})
+        row = cur.fetchone()
+    return (row[0], dict(row[1])) if row else None

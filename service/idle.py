@@ -1,0 +1,72 @@
+"""Collecting games left idle longer than the configured time (default 24 hours).
+
+Each idle game is collected with reason "timeout" and the winnings it holds, exactly once even
+when two workers run this together: the collect is made at the version the scan saw (a player
+who moved since keeps their game), and under an idempotency key of its own (the second worker
+waits for the first and is answered with its result instead of collecting again).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from datetime import timedelta
+
+from events.records import ConcurrencyConflict
+from service import errors
+from service.context import Actor, RequestContext
+from service.errors import RuleViolation, VersionMismatch
+from service.games import Games
+from service.unit_of_work import UnitOfWork
+
+log = logging.getLogger(__name__)
+
+COLLECTOR = Actor("idle-collector", "system")
+
+# Unfinished games whose last event is older than the idle time, by the database clock.
+IDLE_GAMES_SQL = """
+SELECT game_id, version FROM game_history
+ WHERE ended_at IS NULL AND last_event_at < statement_timestamp() - %(idle)s
+ ORDER BY last_event_at
+ LIMIT %(limit)s
+"""
+
+
+def idle_games(uow: UnitOfWork, idle: timedelta, limit: int = 500) -> list[tuple[uuid.UUID, int]]:
+    with uow.conn.cursor() as cur:
+        cur.execute(IDLE_GAMES_SQL, {"idle": idle, "limit": limit})
+        return [(row[0], int(row[1])) for row in cur.fetchall()]
+
+
+def collect_idle(
+    games: Games, unit_of_work: Callable[[], UnitOfWork], idle: timedelta
+) -> list[uuid.UUID]:
+    """Collect every game idle for longer than ``idle``; the ids this run collected."""
+    with unit_of_work() as uow:
+        candidates = idle_games(uow, idle)
+    collected = []
+    for game_id, version in candidates:
+        request = RequestContext(
+            COLLECTOR,
+            idempotency_key=f"idle-collect:{game_id}",
+            fingerprint=f"idle-collect {game_id}",
+        )
+        try:
+            loaded = games.collect(
+                request,
+                game_id,
+                reason="timeout",
+                expected_version=version,
+                retry_on_conflict=False,
+            )
+        except (VersionMismatch, ConcurrencyConflict):
+            continue  # played (or collected) since the scan: no longer this run's business
+        except RuleViolation as exc:
+            if exc.code != errors.GAME_OVER:
+                raise
+            continue
+        if not loaded.replayed:
+            collected.append(game_id)
+            log.info("collected idle game %s (payout %s)", game_id, loaded.state.payout)
+    return collected

@@ -1,0 +1,89 @@
+"""The significant-events log: voids, configuration changes and big wins, for auditors."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+# Log one significant event (append-only: a trigger refuses changes).
+INSERT_SQL = """
+INSERT INTO significant_events (kind, actor, game_id, player_id, amount, currency, details)
+VALUES (%(kind)s, %(actor)s, %(game_id)s, %(player_id)s, %(amount)s, %(currency)s, %(details)s)
+"""
+
+# Newest first, a page after a cursor (an id).
+LIST_SQL = """
+SELECT id, kind, occurred_at, actor, game_id, player_id, amount, currency, details
+  FROM significant_events
+ WHERE (%(kind)s::text IS NULL OR kind = %(kind)s::text)
+   AND (%(before)s::bigint IS NULL OR id < %(before)s::bigint)
+ ORDER BY id DESC
+ LIMIT %(limit)s
+"""
+
+# The configuration last logged.
+LAST_CONFIGURATION_SQL = """
+SELECT details->>'fingerprint' FROM significant_events
+ WHERE kind = 'configuration' ORDER BY id DESC LIMIT 1
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class SignificantEvent:
+    id: int
+    kind: str
+    occurred_at: datetime
+    actor: str
+    game_id: uuid.UUID | None
+    player_id: uuid.UUID | None
+    amount: int | None
+    currency: str | None
+    details: dict[str, Any]
+
+
+class SignificantStore:
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self._conn = conn
+
+    def record(
+        self,
+        kind: str,
+        actor: str,
+        details: dict[str, Any],
+        *,
+        game_id: uuid.UUID | None = None,
+        player_id: uuid.UUID | None = None,
+        amount: int | None = None,
+        currency: str | None = None,
+    ) -> None:
+        with self._conn.cursor() as cur:
+            cur.execute(
+                INSERT_SQL,
+                {
+                    "kind": kind,
+                    "actor": actor,
+                    "game_id": game_id,
+                    "player_id": player_id,
+                    "amount": amount,
+                    "currency": currency,
+                    "details": Jsonb(details),
+                },
+            )
+
+    def page(
+        self, *, kind: str | None = None, before: int | None = None, limit: int = 50
+    ) -> list[SignificantEvent]:
+        with self._conn.cursor() as cur:
+            cur.execute(LIST_SQL, {"kind": kind, "before": before, "limit": limit})
+            return [SignificantEvent(*row) for row in cur.fetchall()]
+
+    def last_configuration(self) -> str | None:
+        with self._conn.cursor() as cur:
+            cur.execute(LAST_CONFIGURATION_SQL)
+            row = cur.fetchone()
+            return str(row[0]) if row and row[0] else None

@@ -1,0 +1,83 @@
+"""Background work, as Celery tasks. Each is safe to run twice: Celery delivers at least once.
+
+The tasks are thin: the work lives in service.idle, service.finance and service.audit.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import uuid
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from celery import shared_task
+
+from service import audit, finance, idle
+from service.config import Settings
+from service.configuration_log import log_configuration
+from service.wiring import Container, build
+
+log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_container: Container | None = None
+
+
+def services() -> Container:
+    """This worker process's services, built on first use."""
+    global _container
+    with _lock:
+        if _container is None:
+            settings = Settings.from_env()
+            _container = build(settings, migrate=False)
+            with _container.unit_of_work() as uow:
+                log_configuration(uow, settings, f"worker-{os.getpid()}")
+        return _container
+
+
+def close_services() -> None:
+    global _container
+    with _lock:
+        if _container is not None:
+            _container.close()
+            _container = None
+
+
+@shared_task(name="vegas.collect_idle_games")
+def collect_idle_games() -> list[str]:
+    """Collect games idle longer than the configured time (beat: every minute)."""
+    c = services()
+    collected = idle.collect_idle(c.games, c.unit_of_work, c.settings.idle_collect_after)
+    return [str(game_id) for game_id in collected]
+
+
+@shared_task(name="vegas.project_daily_totals")
+def project_daily_totals() -> int:
+    """Fold new game money events into daily_totals (checkpointed; beat: every 30 s)."""
+    with services().unit_of_work() as uow:
+        return finance.catch_up(uow)
+
+
+@shared_task(name="vegas.reconcile_day")
+def reconcile_day(day: str | None = None) -> dict[str, Any]:
+    """Store a day's reconciliation (beat: nightly, for yesterday). Re-running replaces it with
+    the same result."""
+    chosen = date.fromisoformat(day) if day else datetime.now(UTC).date() - timedelta(days=1)
+    with services().unit_of_work() as uow:
+        return finance.store_reconciliation(uow, chosen)
+
+
+@shared_task(name="vegas.run_audit")
+def run_audit(audit_id: str, chunks: list[list[str]]) -> int:
+    """Fan an audit's chunks out to the workers."""
+    for units in chunks:
+        services().send_task("vegas.audit_chunk", audit_id, units)
+    return len(chunks)
+
+
+@shared_task(name="vegas.audit_chunk")
+def audit_chunk(audit_id: str, units: list[str]) -> int:
+    c = services()
+    return audit.check_chunk(c.unit_of_work, uuid.UUID(audit_id), units, c.settings.paytables)

@@ -1,0 +1,16 @@
+"""The WSGI entry point gunicorn serves (``service.wsgi:app``): one app per worker process,
+its services (database pool included) built at start rather than on the first request."""
+
+from __future__ import annotations
+
+import os
+
+from service.app import create_app
+from service.config import Settings
+from service.configuration_log import log_configuration
+from service.wiring import build
+
+_container = build(Settings.from_env(), migrate=False)
+with _container.unit_of_work() as _uow:
+    log_configuration(_uow, _container.settings, f"web-{os.getpid()}")
+app = create_app(_container)

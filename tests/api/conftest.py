@@ -1,0 +1,41 @@
+"""The app over the session's real PostgreSQL, staff keys for each role, and the factories."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from flask import Flask
+
+from service.app import create_app
+from service.wiring import Container
+from tests.api.client import Http
+from tests.api.factories import Calls
+
+
+@pytest.fixture(scope="session")
+def app(container: Container) -> Flask:
+    app = create_app(container)
+    app.config["TESTING"] = True
+    return app
+
+
+@pytest.fixture(scope="session")
+def staff_keys(container: Container) -> dict[str, str]:
+    return {
+        role: container.access.create_key(f"test-{role}", role)
+        for role in ("operator", "auditor", "finance")
+    }
+
+
+@pytest.fixture
+def http(app: Flask, staff_keys: dict[str, str]) -> Iterator[Http]:
+    helper = Http(
+        app.test_client(),
+        staff_keys["operator"],
+        staff_keys["auditor"],
+        staff_keys["finance"],
+    )
+    Calls.http = helper
+    yield helper
+    Calls.http = None

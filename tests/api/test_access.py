@@ -1,0 +1,540 @@
+"""Who may call what: every route of the app, with every role and with no token.
+
+The matrix below names the expected answer for each (route, role). The test that walks it also
+checks that a refused call changed nothing, and a separate test enumerates the app's URL map, so a
+route cannot be added without deciding here who may call it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import psycopg
+import pytest
+from flask import Flask
+from werkzeug.test import TestResponse
+
+from service.cards import CANONICAL_DECK
+from service.wiring import Container
+from tests.api.client import Http, assert_problem
+from tests.api.factories import Player, PlayerFactory, WalletFactory
+from tests.builders import deck_for
+
+Role = Literal["none", "owner", "stranger", "operator", "auditor", "finance"]
+ROLES: tuple[Role, ...] = ("none", "owner", "stranger", "operator", "auditor", "finance")
+STAFF: tuple[Role, ...] = ("operator", "auditor", "finance")
+CHALLENGE = 'Bearer realm="vegas-solitaire"'
+# Routes that are the API's own documentation, not part of it.
+NOT_API = {
+    "/static/<path:filename>",
+    "/v1/openapi.json",
+    "/v1/docs",
+    "/v1/docs/assets/<path:filename>",
+}
+DbConn = psycopg.Connection[tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class Expect:
+    status: int
+    slug: str | None = None  # the problem type of a refusal
+
+
+OK = Expect(200)
+CREATED = Expect(201)
+UNAUTHORIZED = Expect(401, "unauthorized")
+FORBIDDEN = Expect(403, "forbidden")
+HIDDEN = Expect(404, "not-found")
+
+
+@dataclass(frozen=True)
+class World:
+    """A funded player (the owner) with an in-progress draw-3 game on a known deck, and another
+    player (the stranger) reaching for the owner's things."""
+
+    http: Http
+    owner: Player
+    stranger: Player
+    game_id: str
+
+    def token(self, role: Role) -> str | None:
+        return {
+            "none": None,
+            "owner": self.owner.token,
+            "stranger": self.stranger.token,
+            "operator": self.http.operator_key,
+            "auditor": self.http.auditor_key,
+            "finance": self.http.finance_key,
+        }[role]
+
+    def command(self, name: str, **body: Any) -> None:
+        """The owner plays a command, to set the game up for the call under test."""
+        done = self.http.post(
+            f"/v1/games/{self.game_id}/{name}", self.owner.token, json=body or None
+        )
+        assert done.status_code == 200, done.get_json()
+
+
+@dataclass(frozen=True)
+class Call:
+    path: str
+    json: Any = None
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    rule: str  # as the app's url_map names it
+    prepare: Callable[[World, Role], Call]
+    expect: dict[Role, Expect]
+    label: str = ""  # tells apart two matrix rows for one rule
+    check: Callable[[World, Any], None] | None = field(default=None)
+
+    @property
+    def name(self) -> str:
+        return f"{self.method} {self.rule}{self.label}"
+
+
+# --- expectations -------------------------------------------------------------------------------
+
+
+def anyone(ok: Expect = OK) -> dict[Role, Expect]:
+    return dict.fromkeys(ROLES, ok)
+
+
+def staff_only(ok: Expect, *allowed: Role) -> dict[Role, Expect]:
+    """Only the listed staff roles; players (whoever's resource it is) are forbidden."""
+    expect: dict[Role, Expect] = {"none": UNAUTHORIZED, "owner": FORBIDDEN, "stranger": FORBIDDEN}
+    expect |= {role: ok if role in allowed else FORBIDDEN for role in STAFF}
+    return expect
+
+
+def own(ok: Expect, *staff: Role) -> dict[Role, Expect]:
+    """The player whose resource it is, and the listed staff roles; another player gets 404."""
+    expect: dict[Role, Expect] = {"none": UNAUTHORIZED, "owner": ok, "stranger": HIDDEN}
+    expect |= {role: ok if role in staff else FORBIDDEN for role in STAFF}
+    return expect
+
+
+# --- calls ----------------------------------------------------------------------------------------
+
+
+def at(template: str, **body: Any) -> Callable[[World, Role], Call]:
+    """A call on ``template`` with {player} and {game} filled in from the world."""
+
+    def prepare(world: World, role: Role) -> Call:
+        path = template.format(player=world.owner.id, game=world.game_id)
+        return Call(path, body or None)
+
+    return prepare
+
+
+def after(
+    setup: Callable[[World], None], template: str, **body: Any
+) -> Callable[[World, Role], Call]:
+    """The same call, once the owner has put the game in a state where it applies."""
+
+    def prepare(world: World, role: Role) -> Call:
+        setup(world)
+        return at(template, **body)(world, role)
+
+    return prepare
+
+
+def new_player(world: World, role: Role) -> Call:
+    return Call("/v1/players", {"external_ref": f"access-{uuid.uuid4()}", "currency": "GBP"})
+
+
+def transfer(kind: str) -> Callable[[World, Role], Call]:
+    def prepare(world: World, role: Role) -> Call:
+        body = {"amount": 104, "transaction_id": f"access-{uuid.uuid4()}"}
+        return Call(f"/v1/players/{world.owner.id}/{kind}", body)
+
+    return prepare
+
+
+def deal(world: World, role: Role) -> Call:
+    """The owner's game is collected first, so a deal can apply. Players deal for themselves
+    (the stranger tries to deal for the owner); staff deal for the owner from a seed, as only a
+    certification deal allows."""
+    world.command("collect")
+    body: dict[str, Any] = {"variant": "vegas-draw1", "stake": 520}
+    if role == "stranger":
+        body["player_id"] = world.owner.id
+    elif role != "owner":
+        body |= {"player_id": world.owner.id, "seed": "ab" * 32}
+    return Call("/v1/games", body)
+
+
+def draw_through_stock(world: World) -> None:
+    for _ in range(8):  # 24 cards, three at a time
+        world.command("draw")
+
+
+def free_column_one(world: World) -> None:
+    world.command("move", **{"from": "tableau:1", "to": "foundation"})
+
+
+PREFERENCES = {"sound": False, "colour": "blue", "card_back": 7}
+
+
+def owns_wallet(world: World, body: Any) -> None:
+    assert body["player_id"] == world.owner.id
+
+
+def owns_player(world: World, body: Any) -> None:
+    assert body["id"] == world.owner.id
+
+
+def is_game(world: World, body: Any) -> None:
+    assert body["id"] == world.game_id
+    assert body["player_id"] == world.owner.id
+
+
+def is_full_view(world: World, body: Any) -> None:
+    is_game(world, body)
+    assert len(body["deck"]) == 52
+
+
+PLAYER = "/v1/players/<uuid:player_id>"
+GAME = "/v1/games/<uuid:game_id>"
+
+ROUTES: tuple[Route, ...] = (
+    # public
+    Route("GET", "/healthz", at("/healthz"), anyone()),
+    Route("GET", "/readyz", at("/readyz"), anyone()),
+    Route("GET", "/v1/variants", at("/v1/variants"), anyone()),
+    Route("GET", "/v1/quote", at("/v1/quote?variant=vegas-draw1&stake=520"), anyone()),
+    Route("GET", "/problems/<slug>", at("/problems/forbidden"), anyone()),
+    # players
+    Route("POST", "/v1/players", new_player, staff_only(CREATED, "operator")),
+    Route(
+        "GET", PLAYER, at("/v1/players/{player}"), own(OK, "operator", "auditor"), check=owns_player
+    ),
+    Route(
+        "POST",
+        f"{PLAYER}/sessions",
+        at("/v1/players/{player}/sessions"),
+        staff_only(CREATED, "operator"),
+    ),
+    Route("POST", f"{PLAYER}/deposits", transfer("deposits"), staff_only(CREATED, "operator")),
+    Route(
+        "POST", f"{PLAYER}/withdrawals", transfer("withdrawals"), staff_only(CREATED, "operator")
+    ),
+    Route(
+        "GET",
+        f"{PLAYER}/wallet",
+        at("/v1/players/{player}/wallet"),
+        own(OK, "operator", "auditor"),
+        check=owns_wallet,
+    ),
+    Route(
+        "GET", f"{PLAYER}/ledger", at("/v1/players/{player}/ledger"), own(OK, "operator", "auditor")
+    ),
+    Route(
+        "GET",
+        f"{PLAYER}/history",
+        at("/v1/players/{player}/history"),
+        own(OK, "operator", "auditor"),
+    ),
+    Route(
+        "GET",
+        f"{PLAYER}/preferences",
+        at("/v1/players/{player}/preferences"),
+        own(OK, "operator", "auditor"),
+    ),
+    Route(
+        "PUT",
+        f"{PLAYER}/preferences",
+        at("/v1/players/{player}/preferences", **PREFERENCES),
+        own(OK),
+    ),
+    # games
+    Route(
+        "POST",
+        "/v1/games",
+        deal,
+        {
+            "none": UNAUTHORIZED,
+            "owner": CREATED,
+            "stranger": Expect(403, "certification-disabled"),
+            "operator": CREATED,
+            "auditor": FORBIDDEN,
+            "finance": FORBIDDEN,
+        },
+    ),
+    Route("GET", GAME, at("/v1/games/{game}"), own(OK, "operator", "auditor"), check=is_game),
+    Route(
+        "GET",
+        GAME,
+        at("/v1/games/{game}?view=full"),
+        # Another player's game stays hidden (404) whatever is asked of it; its owner is
+        # told the full view is for auditors.
+        staff_only(OK, "auditor") | {"stranger": HIDDEN},
+        label="?view=full",
+        check=is_full_view,
+    ),
+    Route("POST", f"{GAME}/draw", at("/v1/games/{game}/draw"), own(OK), check=is_game),
+    Route(
+        "POST", f"{GAME}/recycle", after(draw_through_stock, "/v1/games/{game}/recycle"), own(OK)
+    ),
+    Route(
+        "POST",
+        f"{GAME}/move",
+        at("/v1/games/{game}/move", **{"from": "tableau:1", "to": "foundation"}),
+        own(OK),
+    ),
+    Route(
+        "POST", f"{GAME}/turn", after(free_column_one, "/v1/games/{game}/turn", column=1), own(OK)
+    ),
+    Route(
+        "POST", f"{GAME}/undo", after(lambda w: w.command("draw"), "/v1/games/{game}/undo"), own(OK)
+    ),
+    Route("POST", f"{GAME}/collect", at("/v1/games/{game}/collect"), own(OK), check=is_game),
+    Route(
+        "POST",
+        f"{GAME}/void",
+        at("/v1/games/{game}/void", reason="access test"),
+        staff_only(OK, "operator"),
+    ),
+    Route("GET", f"{GAME}/events", at("/v1/games/{game}/events"), staff_only(OK, "auditor")),
+)
+
+
+# --- fixtures and helpers -------------------------------------------------------------------------
+
+
+def access_deck() -> list[str]:
+    """A deck whose second column is one face-down card under the Ace of spades, so the Ace can
+    go up and the column be turned."""
+    rest = [c for c in CANONICAL_DECK if c != "AS"]
+    columns = [[rest.pop() for _ in range(c + 1)] for c in range(7)]
+    columns[1][-1], spare = "AS", columns[1][-1]
+    rest.insert(0, spare)
+    return list(deck_for(columns, rest))
+
+
+@pytest.fixture
+def world(http: Http) -> World:
+    owner = WalletFactory.create(balance=10_400).player
+    stranger = PlayerFactory.create()
+    dealt = http.post(
+        "/v1/games",
+        http.operator_key,
+        json={"variant": "vegas-draw3", "stake": 520, "player_id": owner.id, "deck": access_deck()},
+    )
+    assert dealt.status_code == 201, dealt.get_json()
+    return World(http, owner, stranger, dealt.get_json()["id"])
+
+
+def footprint(conn: DbConn) -> tuple[int, ...]:
+    """How much has been written anywhere: a refused call must leave it as it was."""
+    row = conn.execute(
+        "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM ledger_transactions),"
+        " (SELECT count(*) FROM players), (SELECT count(*) FROM player_sessions),"
+        " (SELECT count(*) FROM idempotency_keys), (SELECT count(*) FROM api_keys)"
+    ).fetchone()
+    assert row is not None
+    return tuple(int(n) for n in row)
+
+
+def game_version(conn: DbConn, game_id: str) -> int:
+    row = conn.execute(
+        "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = %s", (f"game-{game_id}",)
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def balance(conn: DbConn, player_id: str) -> int:
+    row = conn.execute(
+        "SELECT balance FROM account_balances WHERE account_id = %s", (f"player:{player_id}",)
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def assert_answer(response: TestResponse, expect: Expect) -> None:
+    if expect.slug is None:
+        assert response.status_code == expect.status, response.get_data(as_text=True)
+        assert response.mimetype == "application/json"
+        return
+    assert_problem(response, expect.status, expect.slug)
+    if expect.status == 401:
+        assert response.headers["WWW-Authenticate"] == CHALLENGE
+    else:
+        assert "WWW-Authenticate" not in response.headers
+
+
+def cases() -> Iterator[Any]:
+    for route in ROUTES:
+        for role in ROLES:
+            yield pytest.param(route, role, id=f"{route.name} as {role}")
+
+
+# --- the matrix -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("route", "role"), list(cases()))
+def test_every_route_with_every_role(
+    world: World, admin_conn: DbConn, route: Route, role: Role
+) -> None:
+    call = route.prepare(world, role)
+    before = footprint(admin_conn)
+    version = game_version(admin_conn, world.game_id)
+    money = balance(admin_conn, world.owner.id)
+
+    response = world.http.call(route.method, call.path, world.token(role), json=call.json)
+
+    expect = route.expect[role]
+    assert_answer(response, expect)
+    if expect.status >= 400:
+        assert footprint(admin_conn) == before
+        assert game_version(admin_conn, world.game_id) == version
+        assert balance(admin_conn, world.owner.id) == money
+    elif route.check is not None:
+        route.check(world, response.get_json())
+
+
+def test_the_matrix_decides_every_route_of_the_app(app: Flask) -> None:
+    served = {
+        (method, rule.rule)
+        for rule in app.url_map.iter_rules()
+        if rule.rule not in NOT_API
+        for method in rule.methods or ()
+        if method not in ("HEAD", "OPTIONS")
+    }
+    decided = {(route.method, route.rule) for route in ROUTES}
+    assert served - decided == set(), "routes nobody decided access for"
+    assert decided - served == set(), "matrix rows for routes the app does not serve"
+    for route in ROUTES:
+        assert set(route.expect) == set(ROLES), route.name
+
+
+def test_the_documentation_routes_are_public(http: Http) -> None:
+    assert http.get("/v1/openapi.json").status_code == 200
+    assert http.get("/v1/docs").status_code == 200
+
+
+# --- bad credentials ------------------------------------------------------------------------------
+
+BAD_AUTHORIZATION = {
+    "unknown player token": "Bearer vsp_not-a-real-token",
+    "unknown staff key": "Bearer vsk_not-a-real-key",
+    "neither prefix": "Bearer abcdef",
+    "empty bearer": "Bearer ",
+    "basic scheme": "Basic b3BlcmF0b3I6c2VjcmV0",
+    "token without scheme": "vsk_not-a-real-key",
+}
+
+
+@pytest.mark.parametrize("header", BAD_AUTHORIZATION.values(), ids=BAD_AUTHORIZATION.keys())
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/v1/players/{player}/wallet"),
+        ("POST", "/v1/players/{player}/deposits"),
+        ("POST", "/v1/games/{game}/draw"),
+        ("GET", "/v1/games/{game}/events"),
+    ],
+)
+def test_bad_credentials_are_401_and_change_nothing(
+    world: World, admin_conn: DbConn, method: str, path: str, header: str
+) -> None:
+    url = path.format(player=world.owner.id, game=world.game_id)
+    body = {"amount": 104, "transaction_id": f"bad-{uuid.uuid4()}"} if "deposits" in url else None
+    before = footprint(admin_conn)
+    response = world.http.call(method, url, json=body, headers={"Authorization": header})
+    assert_problem(response, 401, "unauthorized")
+    assert response.headers["WWW-Authenticate"] == CHALLENGE
+    assert footprint(admin_conn) == before
+
+
+def test_a_revoked_staff_key_is_401(http: Http, container: Container) -> None:
+    name = f"revoked-{uuid.uuid4()}"
+    key = container.access.create_key(name, "operator")
+    assert http.get("/v1/variants", key).status_code == 200
+    assert (
+        http.post("/v1/players", key, json={"external_ref": name, "currency": "GBP"}).status_code
+        == 201
+    )
+    assert container.access.revoke_key(name) is True
+    refused = http.post("/v1/players", key, json={"external_ref": f"{name}-2", "currency": "GBP"})
+    assert_problem(refused, 401, "unauthorized")
+    assert refused.headers["WWW-Authenticate"] == CHALLENGE
+
+
+# --- another player's things look exactly like things that do not exist --------------------------
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "/v1/players/{player}",
+        "/v1/players/{player}/wallet",
+        "/v1/players/{player}/ledger",
+        "/v1/players/{player}/history",
+        "/v1/players/{player}/preferences",
+        "/v1/games/{game}",
+    ],
+)
+def test_another_players_resource_is_indistinguishable_from_a_missing_one(
+    world: World, template: str
+) -> None:
+    nobody = str(uuid.uuid4())
+    theirs = world.http.get(
+        template.format(player=world.owner.id, game=world.game_id), world.stranger.token
+    )
+    missing = world.http.get(template.format(player=nobody, game=nobody), world.stranger.token)
+    seen = assert_problem(theirs, 404, "not-found")
+    unseen = assert_problem(missing, 404, "not-found")
+    real_id = world.owner.id if "{player}" in template else world.game_id
+    assert seen["detail"].replace(real_id, "<id>") == unseen["detail"].replace(nobody, "<id>")
+    assert seen["title"] == unseen["title"]
+    assert set(seen) == set(unseen)
+
+
+@pytest.mark.parametrize("name", ["draw", "recycle", "undo", "collect"])
+def test_another_players_game_command_is_indistinguishable_from_a_missing_game(
+    world: World, name: str
+) -> None:
+    nobody = str(uuid.uuid4())
+    theirs = world.http.post(f"/v1/games/{world.game_id}/{name}", world.stranger.token)
+    missing = world.http.post(f"/v1/games/{nobody}/{name}", world.stranger.token)
+    seen = assert_problem(theirs, 404, "not-found")
+    unseen = assert_problem(missing, 404, "not-found")
+    assert seen["detail"].replace(world.game_id, "<id>") == unseen["detail"].replace(nobody, "<id>")
+
+
+# --- who is asked first ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("POST", "/v1/games", {"variant": "vegas-draw1", "stake": "lots"}),
+        ("POST", "/v1/players", {"external_ref": "", "currency": "pounds"}),
+        ("GET", "/v1/players/{player}/ledger?limit=0", None),
+    ],
+    ids=["deal", "open-player", "ledger-query"],
+)
+def test_an_anonymous_invalid_request_is_401_not_422(
+    world: World, method: str, path: str, body: Any
+) -> None:
+    response = world.http.call(method, path.format(player=world.owner.id), json=body)
+    assert_problem(response, 401, "unauthorized")
+    assert response.headers["WWW-Authenticate"] == CHALLENGE
+
+
+@pytest.mark.parametrize("role", ["stranger", "auditor"])
+def test_an_invalid_command_from_someone_not_allowed_is_refused_by_role(
+    world: World, role: Role
+) -> None:
+    response = world.http.post(
+        f"/v1/games/{world.game_id}/turn", world.token(role), json={"column": 99}
+    )
+    expect = HIDDEN if role == "stranger" else FORBIDDEN
+    assert_problem(response, expect.status, str(expect.slug))

@@ -1,0 +1,260 @@
+"""Staff API keys from the CLI, and player session tokens: what works as a bearer, for how
+long, and that only hashes of the secrets are ever stored."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from click.testing import CliRunner, Result
+from flask import Flask
+
+from service import create_app
+from service.config import Settings
+from tests.api.client import Http, assert_problem
+from tests.api.factories import PlayerFactory
+
+AdminConn = psycopg.Connection[tuple[Any, ...]]
+
+
+def _sha256(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _stored_values(conn: AdminConn, table: str, where: str, value: object) -> list[str]:
+    """Every column of the matching rows, as text."""
+    cursor = conn.execute(f"SELECT * FROM {table} WHERE {where} = %s", (value,))
+    rows = cursor.fetchall()
+    assert rows, f"no {table} row"
+    return [str(column) for row in rows for column in row]
+
+
+# --- staff keys from the CLI ---------------------------------------------------------------
+
+
+@pytest.fixture
+def cli_app(monkeypatch: pytest.MonkeyPatch, database_url: str, settings: Settings) -> Flask:
+    """The app as ``flask --app service`` makes it, configured from the environment."""
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("SEED_ENCRYPTION_KEYS", settings.seed_keys[0])
+    monkeypatch.delenv("APP_ENV", raising=False)
+    return create_app()
+
+
+@pytest.fixture
+def flask_cli(cli_app: Flask) -> Callable[..., Result]:
+    runner = CliRunner()
+
+    def run(*args: str) -> Result:
+        return runner.invoke(cli_app.cli, list(args))
+
+    return run
+
+
+def _create_key(flask_cli: Callable[..., Result], name: str, role: str = "operator") -> str:
+    created = flask_cli("keys", "create", "--role", role, "--name", name)
+    assert created.exit_code == 0, created.output
+    secret = created.output.strip().splitlines()[-1]
+    assert secret.startswith("vsk_")
+    return secret
+
+
+def _open_player(http: Http, key: str) -> Any:
+    return http.post(
+        "/v1/players", key, json={"external_ref": f"cli-{uuid.uuid4()}", "currency": "GBP"}
+    )
+
+
+def test_a_key_created_on_the_command_line_works_as_a_bearer(
+    flask_cli: Callable[..., Result], http: Http
+) -> None:
+    name = f"desk-{uuid.uuid4().hex[:8]}"
+    created = flask_cli("keys", "create", "--role", "operator", "--name", name)
+    assert created.exit_code == 0, created.output
+    lines = created.output.strip().splitlines()
+    secret = lines[-1]
+    assert secret.startswith("vsk_")
+    assert len(secret) > 40
+    assert name in lines[0]
+    assert secret not in "\n".join(lines[:-1])
+
+    opened = _open_player(http, secret)
+    assert opened.status_code == 201, opened.get_json()
+    # an auditor key is a bearer too, with the auditor's rights
+    auditor = _create_key(flask_cli, f"{name}-audit", "auditor")
+    player = opened.get_json()["id"]
+    assert http.get(f"/v1/players/{player}/wallet", auditor).status_code == 200
+    assert_problem(_open_player(http, auditor), 403, "forbidden")
+
+
+def test_keys_are_listed_by_name_and_role_never_by_secret(
+    flask_cli: Callable[..., Result],
+) -> None:
+    name = f"lister-{uuid.uuid4().hex[:8]}"
+    secret = _create_key(flask_cli, name, "finance")
+    listed = flask_cli("keys", "list")
+    assert listed.exit_code == 0, listed.output
+    line = next(line for line in listed.output.splitlines() if line.startswith(f"{name}\t"))
+    assert line.split("\t")[1] == "finance"
+    assert line.endswith("live")
+    assert secret not in listed.output
+    assert secret.removeprefix("vsk_") not in listed.output
+    assert _sha256(secret) not in listed.output
+
+
+def test_a_revoked_key_answers_401(flask_cli: Callable[..., Result], http: Http) -> None:
+    name = f"leaver-{uuid.uuid4().hex[:8]}"
+    secret = _create_key(flask_cli, name)
+    assert _open_player(http, secret).status_code == 201
+
+    revoked = flask_cli("keys", "revoke", "--name", name)
+    assert revoked.exit_code == 0, revoked.output
+    refused = _open_player(http, secret)
+    assert_problem(refused, 401, "unauthorized")
+    assert refused.headers["WWW-Authenticate"].startswith("Bearer")
+
+    listed = flask_cli("keys", "list").output.splitlines()
+    assert "revoked" in next(line for line in listed if line.startswith(f"{name}\t"))
+    again = flask_cli("keys", "revoke", "--name", name)
+    assert again.exit_code != 0
+    assert "no live key" in again.output
+    # The name is free again, for a new key with a new secret.
+    assert _create_key(flask_cli, name) != secret
+
+
+def test_a_key_with_an_unknown_role_is_refused(flask_cli: Callable[..., Result]) -> None:
+    refused = flask_cli("keys", "create", "--role", "player", "--name", "nobody")
+    assert refused.exit_code != 0
+    assert "vsk_" not in refused.output
+
+
+def test_keys_are_stored_only_as_hashes(
+    flask_cli: Callable[..., Result], admin_conn: AdminConn
+) -> None:
+    name = f"hashed-{uuid.uuid4().hex[:8]}"
+    secret = _create_key(flask_cli, name)
+    stored = _stored_values(admin_conn, "api_keys", "name", name)
+    assert not [value for value in stored if secret in value or secret[4:] in value]
+    assert _sha256(secret) in stored
+
+
+# --- player sessions -------------------------------------------------------------------------
+
+
+def _mint(http: Http, player_id: str) -> dict[str, Any]:
+    minted = http.post(f"/v1/players/{player_id}/sessions", http.operator_key)
+    assert minted.status_code == 201, minted.get_json()
+    body: dict[str, Any] = minted.get_json()
+    return body
+
+
+def _works(http: Http, player_id: str, token: str) -> bool:
+    answer = http.get(f"/v1/players/{player_id}/wallet", token)
+    if answer.status_code == 401:
+        assert_problem(answer, 401, "unauthorized")
+        return False
+    assert answer.status_code == 200, answer.get_json()
+    return True
+
+
+def _idle_for(conn: AdminConn, token: str, minutes: int) -> None:
+    """As if the session was last used ``minutes`` ago."""
+    moved = conn.execute(
+        "UPDATE player_sessions SET last_used_at = statement_timestamp() - %s"
+        " WHERE token_hash = %s",
+        (timedelta(minutes=minutes), _sha256(token)),
+    )
+    assert moved.rowcount == 1
+
+
+def test_a_minted_session_token_works_for_its_player(http: Http) -> None:
+    player = PlayerFactory.create()
+    session = _mint(http, player.id)
+    assert session["token"].startswith("vsp_")
+    assert session["player_id"] == player.id
+    assert session["idle_timeout_seconds"] == 30 * 60
+    assert _works(http, player.id, session["token"])
+    assert http.get(f"/v1/players/{player.id}", session["token"]).get_json()["id"] == player.id
+    # Each mint is a new, independent token; the older one keeps working.
+    second = _mint(http, player.id)
+    assert second["token"] != session["token"]
+    assert _works(http, player.id, second["token"])
+    assert _works(http, player.id, session["token"])
+
+
+def test_a_session_has_a_hard_maximum_of_eight_hours(http: Http, admin_conn: AdminConn) -> None:
+    player = PlayerFactory.create()
+    session = _mint(http, player.id)
+    row = admin_conn.execute(
+        "SELECT created_at, expires_at FROM player_sessions WHERE token_hash = %s",
+        (_sha256(session["token"]),),
+    ).fetchone()
+    assert row is not None
+    created_at, expires_at = row
+    assert expires_at - created_at == timedelta(hours=8)
+    assert datetime.fromisoformat(session["expires_at"]) == expires_at
+
+
+def test_a_session_expires_after_30_minutes_without_use(http: Http, admin_conn: AdminConn) -> None:
+    player = PlayerFactory.create()
+    token = _mint(http, player.id)["token"]
+    assert _works(http, player.id, token)
+    _idle_for(admin_conn, token, 31)
+    assert not _works(http, player.id, token)
+    # An expired session stays expired: the failed attempt did not revive it.
+    assert not _works(http, player.id, token)
+
+
+def test_using_a_session_within_the_idle_window_keeps_it_alive(
+    http: Http, admin_conn: AdminConn
+) -> None:
+    player = PlayerFactory.create()
+    token = _mint(http, player.id)["token"]
+    _idle_for(admin_conn, token, 29)
+    assert _works(http, player.id, token)
+    _idle_for(admin_conn, token, 29)
+    assert _works(http, player.id, token)  # 58 minutes after minting, never 30 idle
+    _idle_for(admin_conn, token, 31)
+    assert not _works(http, player.id, token)
+
+
+def test_a_session_past_its_hard_expiry_is_refused_even_if_just_used(
+    http: Http, admin_conn: AdminConn
+) -> None:
+    player = PlayerFactory.create()
+    token = _mint(http, player.id)["token"]
+    assert _works(http, player.id, token)  # just used
+    moved = admin_conn.execute(
+        "UPDATE player_sessions SET expires_at = statement_timestamp() - interval '1 second'"
+        " WHERE token_hash = %s",
+        (_sha256(token),),
+    )
+    assert moved.rowcount == 1
+    assert not _works(http, player.id, token)
+
+
+def test_session_tokens_are_stored_only_as_hashes(http: Http, admin_conn: AdminConn) -> None:
+    player = PlayerFactory.create()
+    token = _mint(http, player.id)["token"]
+    stored = _stored_values(admin_conn, "player_sessions", "token_hash", _sha256(token))
+    assert not [value for value in stored if token in value or token[4:] in value]
+    assert str(player.id) in stored
+    everything = admin_conn.execute("SELECT * FROM player_sessions").fetchall()
+    assert not [row for row in everything if any(token[4:] in str(column) for column in row)]
+
+
+def test_sessions_are_minted_by_operators_for_existing_players(http: Http) -> None:
+    player = PlayerFactory.create()
+    assert_problem(
+        http.post(f"/v1/players/{uuid.uuid4()}/sessions", http.operator_key), 404, "not-found"
+    )
+    assert_problem(http.post(f"/v1/players/{player.id}/sessions", player.token), 403, "forbidden")
+    assert_problem(
+        http.post(f"/v1/players/{player.id}/sessions", http.auditor_key), 403, "forbidden"
+    )
+    assert_problem(http.post(f"/v1/players/{player.id}/sessions"), 401, "unauthorized")

@@ -1,0 +1,147 @@
+"""Whole-history audits and single-game verification through the real PostgreSQL, including
+tampering behind the database's back."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import psycopg
+
+from service import audit
+from service import game as g
+from service.wiring import Container
+from tests.integration.conftest import OPERATOR, World, as_player
+
+
+def _run(container: Container, scope: audit.Scope) -> audit.AuditStatus:
+    with container.unit_of_work() as uow:
+        audit_id, chunks = audit.start(uow, scope, "test-auditor")
+    for units in chunks:
+        audit.check_chunk(container.unit_of_work, audit_id, units, container.settings.paytables)
+    with container.unit_of_work() as uow:
+        found = audit.status(uow, audit_id)
+    assert found is not None
+    return found
+
+
+def _history(world: World) -> dict[str, Any]:
+    a = world.player(balance=5_000)
+    won = world.easy_game(a)
+    gid = uuid.UUID(won.state.game_id)
+    for _ in range(2):
+        world.c.games.play(as_player(a.player_id), gid, g.Draw())
+        world.c.games.play(as_player(a.player_id), gid, g.MoveCards("waste", "foundation"))
+    world.c.games.collect(as_player(a.player_id), gid)
+    b = world.player(balance=5_000)
+    seeded = world.game(b)  # a real shuffle, with a commitment and a revealed seed
+    world.c.games.play(as_player(b.player_id), uuid.UUID(seeded.state.game_id), g.Draw())
+    world.c.games.collect(as_player(b.player_id), uuid.UUID(seeded.state.game_id))
+    voided = world.game(b)
+    world.c.games.void(OPERATOR, uuid.UUID(voided.state.game_id), "test")
+    world.game(a)  # open
+    return {"won": won.state.game_id, "seeded": seeded.state.game_id, "a": a, "b": b}
+
+
+def _tamper(admin: psycopg.Connection[Any], sql: str, *params: object) -> None:
+    with admin.transaction():
+        admin.execute("SET LOCAL session_replication_role = replica")  # around the triggers
+        admin.execute(sql, params)
+
+
+def test_an_audit_of_a_clean_history_finds_nothing(fresh_container: Container) -> None:
+    _history(World(fresh_container))
+    result = _run(fresh_container, audit.Scope("all"))
+    assert result.status == "done"
+    assert result.total == result.checked == 4 + 2 + 1  # games, player streams, the ledger
+    assert result.failed_units == 0
+    assert result.findings == ()
+    assert result.finished_at is not None
+
+
+def test_an_edited_event_is_named_by_game_and_version(
+    fresh_container: Container, fresh_admin_conn: psycopg.Connection[Any]
+) -> None:
+    history = _history(World(fresh_container))
+    stream = f"game-{history['won']}"
+    _tamper(
+        fresh_admin_conn,
+        "UPDATE events SET data = jsonb_set(data, '{winnings}', '5000') "
+        "WHERE stream_id = %s AND type = 'Collected'",
+        stream,
+    )
+    result = _run(fresh_container, audit.Scope("all"))
+    assert result.failed_units == 1
+    game_ids = {f.game_id for f in result.findings}
+    assert game_ids == {uuid.UUID(history["won"])}
+    checks = {(f.check, f.location) for f in result.findings}
+    assert ("hash-chain", f"{stream} v7") in checks  # the edited event itself
+    assert ("payout", f"{stream} v7") in checks  # 2 cards x 50 was paid, not 5000
+    assert any(f.check == "ledger" for f in result.findings)
+
+
+def test_an_edited_posting_is_named(
+    fresh_container: Container, fresh_admin_conn: psycopg.Connection[Any]
+) -> None:
+    history = _history(World(fresh_container))
+    row = fresh_admin_conn.execute(
+        "SELECT p.posting_id FROM postings p JOIN ledger_transactions t USING (transaction_id) "
+        "WHERE t.cause_stream = %s AND t.kind = 'stake' AND p.account_id LIKE 'player:%%'",
+        (f"game-{history['seeded']}",),
+    ).fetchone()
+    assert row is not None
+    posting_id = row[0]
+    _tamper(
+        fresh_admin_conn,
+        "UPDATE postings SET amount = amount + 100, balance_after = balance_after + 100 "
+        "WHERE posting_id = %s",
+        posting_id,
+    )
+    result = _run(fresh_container, audit.Scope("all"))
+    locations = {f.location for f in result.findings}
+    assert f"posting {posting_id}" in locations
+    assert uuid.UUID(history["seeded"]) in {f.game_id for f in result.findings}
+    assert any(f.unit == audit.LEDGER_UNIT for f in result.findings)
+
+
+def test_a_deleted_cashier_event_is_found_through_its_posting(
+    fresh_container: Container, fresh_admin_conn: psycopg.Connection[Any]
+) -> None:
+    """Deleting a stream's last event leaves a chain that looks whole; the ledger posting that
+    names the deleted event gives it away."""
+    history = _history(World(fresh_container))
+    stream = f"player-{history['a'].player_id}"
+    _tamper(fresh_admin_conn, "DELETE FROM events WHERE stream_id = %s AND version = 2", stream)
+    result = _run(fresh_container, audit.Scope("all"))
+    mine = [f for f in result.findings if f.unit == stream]
+    assert [(f.check, f.expected, f.found) for f in mine] == [
+        ("ledger", f"an event at {stream} v2", "none")
+    ]
+    assert mine[0].location.startswith("posting ")
+
+
+def test_an_audit_of_one_player_or_a_date_range(fresh_container: Container) -> None:
+    history = _history(World(fresh_container))
+    mine = _run(fresh_container, audit.Scope("player", player_id=history["b"].player_id))
+    assert mine.total == 2 + 1 + 1  # b's two games, b's stream, the ledger
+    assert mine.findings == ()
+    from datetime import UTC, datetime
+
+    today = datetime.now(UTC).date()
+    dated = _run(fresh_container, audit.Scope("dates", start=today, end=today))
+    assert dated.total == 4
+    assert dated.checked == 4
+
+
+def test_running_a_chunk_twice_records_it_once(fresh_container: Container) -> None:
+    _history(World(fresh_container))
+    with fresh_container.unit_of_work() as uow:
+        audit_id, chunks = audit.start(uow, audit.Scope("all"), "test")
+    paytables = fresh_container.settings.paytables
+    first = audit.check_chunk(fresh_container.unit_of_work, audit_id, chunks[0], paytables)
+    again = audit.check_chunk(fresh_container.unit_of_work, audit_id, chunks[0], paytables)
+    assert (first, again) == (7, 0)
+    with fresh_container.unit_of_work() as uow:
+        found = audit.status(uow, audit_id)
+    assert found is not None
+    assert (found.checked, found.status) == (7, "done")

@@ -1,0 +1,122 @@
+"""Games idle longer than the configured time are collected once, with what they hold."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+
+from service import game as g
+from service.idle import collect_idle
+from service.wiring import Container
+from tests.integration.conftest import World, as_player
+
+DAY = timedelta(hours=24)
+
+
+def _age(admin: psycopg.Connection[Any], game_id: str, hours: float) -> None:
+    admin.execute(
+        "UPDATE game_history SET last_event_at = statement_timestamp() - %s WHERE game_id = %s",
+        (timedelta(hours=hours), uuid.UUID(game_id)),
+    )
+
+
+def _count(admin: psycopg.Connection[Any], sql: str, *params: object) -> int:
+    row = admin.execute(sql, params).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_a_game_idle_past_the_limit_is_collected_with_its_winnings(
+    fresh_container: Container, fresh_admin_conn: psycopg.Connection[Any]
+) -> None:
+    world = World(fresh_container)
+    player = world.player(balance=520)
+    game_id = world.easy_game(player).state.game_id
+    me = as_player(player.player_id)
+    for _ in range(2):  # two aces up: 100 held
+        world.c.games.play(me, uuid.UUID(game_id), g.Draw())
+        world.c.games.play(me, uuid.UUID(game_id), g.MoveCards("waste", "foundation"))
+    fresh = world.easy_game(world.player(balance=520)).state.game_id
+
+    assert collect_idle(world.c.games, world.c.unit_of_work, DAY) == []  # nothing idle yet
+    _age(fresh_admin_conn, game_id, 25)
+    assert collect_idle(world.c.games, world.c.unit_of_work, DAY) == [uuid.UUID(game_id)]
+    done = world.c.games.game(uuid.UUID(game_id)).state
+    assert (done.status, done.end_reason, done.payout) == ("collected", "timeout", 100)
+    assert world.balance(player) == 100
+    assert world.c.games.game(uuid.UUID(fresh)).state.status == "in_progress"
+
+
+def test_two_collectors_at_once_collect_exactly_once(
+    fresh_container: Container, fresh_admin_conn: psycopg.Connection[Any]
+) -> None:
+    world = World(fresh_container)
+    players = [world.player(balance=520) for _ in range(4)]
+    games = []
+    for p in players:
+        game_id = world.easy_game(p).state.game_id
+        world.c.games.play(as_player(p.player_id), uuid.UUID(game_id), g.Draw())
+        world.c.games.play(
+            as_player(p.player_id), uuid.UUID(game_id), g.MoveCards("waste", "foundation")
+        )
+        _age(fresh_admin_conn, game_id, 30)
+        games.append(game_id)
+    barrier = threading.Barrier(2)
+    results: list[list[uuid.UUID]] = []
+
+    def run() -> None:
+        barrier.wait()
+        results.append(collect_idle(world.c.games, world.c.unit_of_work, DAY))
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    collected = sorted(str(x) for r in results for x in r)
+    assert collected == sorted(games)  # each game by exactly one of the two
+    for game_id in games:
+        stream = f"game-{game_id}"
+        assert (
+            _count(
+                fresh_admin_conn,
+                "SELECT count(*) FROM events WHERE stream_id = %s AND type = 'Collected'",
+                stream,
+            )
+            == 1
+        )
+        assert (
+            _count(
+                fresh_admin_conn,
+                "SELECT count(*) FROM ledger_transactions"
+                " WHERE cause_stream = %s AND kind = 'winnings'",
+                stream,
+            )
+            == 1
+        )
+    assert [world.balance(p) for p in players] == [50, 50, 50, 50]
+
+
+def test_a_game_played_since_the_scan_is_left_alone(
+    fresh_container: Container, fresh_admin_conn: psycopg.Connection[Any], monkeypatch: Any
+) -> None:
+    world = World(fresh_container)
+    player = world.player(balance=520)
+    game_id = uuid.UUID(world.easy_game(player).state.game_id)
+    _age(fresh_admin_conn, str(game_id), 30)
+    from service import idle
+
+    real = idle.idle_games
+
+    def scan_then_player_moves(*args: Any, **kwargs: Any) -> list[tuple[uuid.UUID, int]]:
+        found = real(*args, **kwargs)
+        world.c.games.play(as_player(player.player_id), game_id, g.Draw())  # just in time
+        return found
+
+    monkeypatch.setattr(idle, "idle_games", scan_then_player_moves)
+    assert collect_idle(world.c.games, world.c.unit_of_work, DAY) == []
+    assert world.c.games.game(game_id).state.status == "in_progress"
