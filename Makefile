@@ -37,10 +37,11 @@ migrate: install
 run: migrate
 	@echo
 	@echo "  Vegas Solitaire API on http://$${HOST:-127.0.0.1}:$${PORT:-8000}  (docs: /v1/docs)"
+	@echo "  with a Celery worker and beat ($${CELERY_BROKER_URL:-no broker configured: kombu's filesystem transport in .data/celery})"
 	@echo "  First API key, in another terminal:"
 	@echo "    $(BIN)/flask --app service keys create --role operator --name my-operator"
 	@echo
-	$(BIN)/gunicorn -c service/gunicorn_config.py service.wsgi:app
+	$(BIN)/honcho --procfile service/Procfile --app-root . start --port $${PORT:-8000}
 
 bench: install
 	$(BIN)/python -m tests.benchmarks $(SUITES)

@@ -191,6 +191,11 @@ def _postings(uow: UnitOfWork, sql: str, params: dict[str, Any]) -> list[Posting
         return [PostingRow(*row) for row in cur.fetchall()]
 
 
+def stream_postings(uow: UnitOfWork, stream: str) -> list[PostingRow]:
+    """The ledger postings caused by one stream's events."""
+    return _postings(uow, POSTINGS_SQL, {"stream": stream})
+
+
 def check_unit(uow: UnitOfWork, unit: str, paytables: Mapping[str, Paytable]) -> list[Finding]:
     """The findings for one unit (reads only)."""
     if unit == LEDGER_UNIT:
@@ -199,7 +204,7 @@ def check_unit(uow: UnitOfWork, unit: str, paytables: Mapping[str, Paytable]) ->
             balances = {account: int(balance) for account, balance in cur.fetchall()}
         return verify_ledger(_postings(uow, ALL_POSTINGS_SQL, {}), balances)
     records = uow.events.read_stream(unit)
-    postings = _postings(uow, POSTINGS_SQL, {"stream": unit})
+    postings = stream_postings(uow, unit)
     if unit.startswith("player-"):
         return verify_player_stream(records, postings)
     return verify_game(records, postings, paytables).findings

@@ -1,14 +1,21 @@
-"""Command-line tools, as Flask CLI groups: ``flask --app service db upgrade`` and
-``flask --app service projections rebuild``."""
+"""Command-line tools, as Flask CLI groups: ``flask --app service db upgrade``,
+``flask --app service projections rebuild``, ``flask --app service keys create`` and
+``flask --app service audit run``."""
 
 from __future__ import annotations
+
+import time
+import uuid
+from datetime import datetime
 
 import click
 from flask import Flask
 
-from service import db
+from service import audit, db
 from service.access import STAFF_ROLES
+from service.audits import Audits
 from service.config import Settings
+from service.context import Actor
 from service.rebuild import rebuild
 from service.wiring import build
 
@@ -17,6 +24,7 @@ def register(app: Flask) -> None:
     app.cli.add_command(db_group)
     app.cli.add_command(projections_group)
     app.cli.add_command(keys_group)
+    app.cli.add_command(audit_group)
 
 
 @click.group("db", help="The database: migrations.")
@@ -96,3 +104,100 @@ def keys_list() -> None:
             click.echo(f"{key.name}\t{key.role}\t{key.created_at:%Y-%m-%d %H:%M}\t{state}")
     finally:
         container.close()
+
+
+@click.group("audit", help="Whole-history audits: every game replayed and re-verified.")
+def audit_group() -> None:
+    pass
+
+
+@audit_group.command(
+    "run",
+    help="Audit every game (or a date range, or one player) and print the findings. The "
+    "chunks go to the Celery workers, as POST /v1/audits does; --local checks them here.",
+)
+@click.option("--from", "start", type=click.DateTime(["%Y-%m-%d"]), help="First day (UTC).")
+@click.option("--to", "end", type=click.DateTime(["%Y-%m-%d"]), help="Last day, inclusive.")
+@click.option("--player", "player_id", type=click.UUID, help="Only this player's games.")
+@click.option("--local", is_flag=True, help="Check in this process, without the workers.")
+@click.option("--by", default="cli", show_default=True, help="Who asks, for the audit record.")
+def audit_run(
+    start: datetime | None,
+    end: datetime | None,
+    player_id: uuid.UUID | None,
+    local: bool,
+    by: str,
+) -> None:
+    scope = _audit_scope(start, end, player_id)
+    container = build(migrate=False)
+    try:
+        if local:
+            with container.unit_of_work() as uow:
+                audit_id, chunks = audit.start(uow, scope, by)
+            with click.progressbar(length=sum(map(len, chunks)), label="games checked") as bar:
+                for units in chunks:
+                    audit.check_chunk(
+                        container.unit_of_work, audit_id, units, container.settings.paytables
+                    )
+                    bar.update(len(units))
+        else:
+            audit_id = container.audits.start_audit(scope, Actor(by, "auditor")).audit_id
+            _follow(container.audits, audit_id)
+        result = container.audits.audit(audit_id)
+    finally:
+        container.close()
+    _print_audit(result)
+    if result.findings:
+        raise SystemExit(1)
+
+
+def _audit_scope(
+    start: datetime | None, end: datetime | None, player_id: uuid.UUID | None
+) -> audit.Scope:
+    if player_id is not None:
+        if start or end:
+            raise click.UsageError("audit either --player or --from/--to, not both")
+        return audit.Scope("player", player_id=player_id)
+    if start is None and end is None:
+        return audit.Scope("all")
+    if start is None or end is None:
+        raise click.UsageError("give both --from and --to")
+    if end < start:
+        raise click.UsageError("--to is before --from")
+    return audit.Scope("dates", start=start.date(), end=end.date())
+
+
+def _follow(audits: Audits, audit_id: uuid.UUID) -> None:
+    """A progress bar over the workers' progress, until the audit is done."""
+    status = audits.audit(audit_id, findings_limit=0)
+    with click.progressbar(length=status.total, label="games checked") as bar:
+        shown = 0
+        while status.status == "running":
+            bar.update(status.checked - shown)
+            shown = status.checked
+            time.sleep(0.5)
+            status = audits.audit(audit_id, findings_limit=0)
+        bar.update(status.checked - shown)
+
+
+def _print_audit(result: audit.AuditStatus) -> None:
+    click.echo(
+        f"audit {result.audit_id}: {result.status}, {result.checked} of {result.total} checked, "
+        f"{result.failed_units} with findings"
+    )
+    for finding in result.findings:
+        click.echo(
+            f"  {finding.unit}\t{finding.check}\t{finding.location}\t"
+            f"expected {finding.expected}\tfound {finding.found}"
+        )
+
+
+@audit_group.command("show", help="An audit's progress and findings.")
+@click.argument("audit_id", type=click.UUID)
+def audit_show(audit_id: uuid.UUID) -> None:
+    container = build(migrate=False)
+    try:
+        result = container.audits.audit(audit_id)
+    finally:
+        container.close()
+    _print_audit(result)

@@ -93,3 +93,21 @@ class CertificationDisabled(Exception):
 
 class PlayerConflict(Exception):
     """An external reference already names a player with other details."""
+
+
+class GameNotFinished(Exception):
+    """Something only a finished game has (a player's replay) was asked of one in progress."""
+
+    def __init__(self, game_id: object) -> None:
+        super().__init__(f"game {game_id} is still in progress; its replay opens when it ends")
+        self.game_id = game_id
+
+
+class InvalidArgument(Exception):
+    """A well-formed request whose value the data rules out (a version past the stream's end,
+    a date range backwards): the field and why."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message

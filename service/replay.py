@@ -26,6 +26,7 @@ class Replay:
     game_id: str
     version: int  # the last version shown
     latest_version: int
+    masked: bool
     steps: tuple[dict[str, Any], ...]
     final: dict[str, Any]
     outcome: dict[str, Any]
@@ -62,10 +63,12 @@ def build_replay(
                 "request_id": record.metadata.get("request_id"),
                 "data": data,
                 "hash": record.hash,
-                "state": view(state),
+                # Before the deal there is no layout to show: the stake is in ``data``.
+                "state": view(state) if state.layout is not None else None,
             }
         )
     outcome = {
+        "player_id": state.player_id,
         "status": state.status,
         "stake": state.stake,
         "currency": state.currency,
@@ -81,6 +84,7 @@ def build_replay(
         game_id=state.game_id,
         version=state.version,
         latest_version=len(records),
+        masked=masked,
         steps=tuple(steps),
         final=view(state),
         outcome=outcome,

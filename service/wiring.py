@@ -12,9 +12,11 @@ from psycopg_pool import ConnectionPool
 
 from service import db
 from service.access import Access
+from service.audits import Audits
 from service.config import Settings
 from service.games import Games
 from service.players import Players
+from service.reports import Reports
 from service.seeds import SeedVault, embedded_key
 from service.unit_of_work import UnitOfWork
 from service.worker import make_celery
@@ -29,6 +31,8 @@ class Container:
     players: Players
     games: Games
     access: Access
+    audits: Audits
+    reports: Reports
     celery: Celery
 
     def unit_of_work(self) -> UnitOfWork:
@@ -54,6 +58,11 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
     def unit_of_work() -> UnitOfWork:
         return UnitOfWork(pool)
 
+    celery = make_celery(settings)
+
+    def send_task(name: str, *args: Any) -> AsyncResult:
+        return celery.send_task(name, args=args, queue=settings.celery_queue)
+
     return Container(
         settings=settings,
         database_url=url,
@@ -68,5 +77,7 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
             big_win_threshold=settings.big_win_threshold,
         ),
         access=Access(unit_of_work),
-        celery=make_celery(settings),
+        audits=Audits(unit_of_work, settings.paytables, send_task),
+        reports=Reports(unit_of_work, settings.paytables),
+        celery=celery,
     )

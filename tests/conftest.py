@@ -7,8 +7,10 @@ creates its own database, migrates it, and drops it at the end, so runs never co
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -17,6 +19,7 @@ from cryptography.fernet import Fernet
 from service.config import Settings
 from service.wiring import Container, build
 from tests.dbtools import scratch_database, server_admin_url
+from tests.workers import celery_processes, delete_queue, new_data_dir, with_broker
 
 
 @pytest.fixture(scope="session")
@@ -25,8 +28,17 @@ def admin_server_url() -> str:
     return server_admin_url()
 
 
-def _test_settings(database_url: str) -> Settings:
-    return replace(
+@pytest.fixture(scope="session")
+def data_dir() -> Iterator[Path]:
+    """The run's own data folder (the filesystem broker's queues when no broker is given)."""
+    folder = new_data_dir()
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _test_settings(database_url: str, data_dir: Path) -> Settings:
+    """Settings for a test database, on the test broker with a queue of their own."""
+    settings = replace(
         Settings(),
         environment="test",
         database_url=database_url,
@@ -34,6 +46,7 @@ def _test_settings(database_url: str) -> Settings:
         certification_mode=True,
         pool_max_size=20,
     )
+    return with_broker(settings, data_dir)
 
 
 @pytest.fixture(scope="session")
@@ -44,8 +57,17 @@ def database_url(admin_server_url: str) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def settings(database_url: str) -> Settings:
-    return _test_settings(database_url)
+def settings(database_url: str, data_dir: Path) -> Iterator[Settings]:
+    chosen = _test_settings(database_url, data_dir)
+    yield chosen
+    delete_queue(chosen)  # whatever tests queued and no worker took
+
+
+@pytest.fixture(scope="session")
+def worker(settings: Settings, container: Container) -> Iterator[Settings]:
+    """A real Celery worker on the session's database and queue, as `make run` starts one."""
+    with celery_processes(settings):
+        yield settings
 
 
 @pytest.fixture(scope="session")
@@ -58,11 +80,11 @@ def container(settings: Settings) -> Iterator[Container]:
 
 
 @pytest.fixture
-def fresh_container(admin_server_url: str) -> Iterator[Container]:
+def fresh_container(admin_server_url: str, data_dir: Path) -> Iterator[Container]:
     """A container on a database of its own, for tests that break the books on purpose
     (tampering, ledger entries without events) and must not leave that for other tests."""
     with scratch_database(admin_server_url) as url:
-        built = build(_test_settings(url), migrate=False)
+        built = build(_test_settings(url, data_dir), migrate=False)
         try:
             yield built
         finally:

@@ -19,6 +19,8 @@ from service import errors
 from service.errors import (
     CertificationDisabled,
     GameInProgress,
+    GameNotFinished,
+    InvalidArgument,
     NotFound,
     PlayerConflict,
     RuleViolation,
@@ -89,6 +91,12 @@ _TYPES = (
         409,
         "Game finished",
         "The game was collected or voided; it accepts no more commands.",
+    ),
+    ProblemType(
+        "game-not-finished",
+        409,
+        "Game not finished",
+        "A player's replay of a game opens when the game is collected or voided.",
     ),
     ProblemType(
         "concurrent-update",
@@ -257,6 +265,10 @@ def from_exception(error: Exception) -> Problem:
         )
     if isinstance(error, GameInProgress):
         return Problem("game-in-progress", str(error), game_id=str(error.game_id))
+    if isinstance(error, GameNotFinished):
+        return Problem("game-not-finished", str(error), game_id=str(error.game_id))
+    if isinstance(error, InvalidArgument):
+        return Problem("validation-error", str(error), errors={error.field: [error.message]})
     if isinstance(error, NotFound):
         return Problem("not-found", f"no {error.what} {error.ident}")
     if isinstance(error, VersionMismatch):

@@ -314,7 +314,9 @@ class PaytableRefSchema(Schema):
     version = fields.Integer(required=True)
 
 
-class GameViewSchema(Schema):
+class GameStateSchema(Schema):
+    """A game's state as a view shows it (GET /v1/games/{id} adds its timestamps)."""
+
     id = fields.UUID(required=True)
     player_id = fields.UUID(required=True)
     variant = fields.String(required=True)
@@ -351,15 +353,18 @@ class GameViewSchema(Schema):
     tableau = fields.List(fields.Nested(ColumnSchema), required=True)
     legal_moves = fields.List(fields.Nested(LegalMoveSchema), required=True)
     can_undo = fields.Boolean(required=True)
-    started_at = fields.DateTime(required=True)
-    last_event_at = fields.DateTime(required=True)
-    ended_at = fields.DateTime(required=True, allow_none=True)
     # full view (auditors) only
     deck = fields.List(card())
     shuffle_algorithm = fields.String()
     stock = fields.List(card())
     waste_all = fields.List(card())
     foundation_piles = fields.List(fields.List(card()))
+
+
+class GameViewSchema(GameStateSchema):
+    started_at = fields.DateTime(required=True)
+    last_event_at = fields.DateTime(required=True)
+    ended_at = fields.DateTime(required=True, allow_none=True)
 
 
 class RecordedEventSchema(Schema):
@@ -380,3 +385,236 @@ class EventStreamSchema(Schema):
     game_id = fields.UUID(required=True)
     chain_intact = fields.Boolean(required=True)
     events = fields.List(fields.Nested(RecordedEventSchema), required=True)
+
+
+# --- replay and audits ----------------------------------------------------------------------
+
+
+class ReplayQuerySchema(Strict):
+    to_version = fields.Integer(
+        load_default=None,
+        strict=True,
+        validate=validate.Range(1, 1_000_000),
+        metadata={"description": "show the game as it stood after this version"},
+    )
+
+
+class ReplayStepSchema(Schema):
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+    recorded_at = fields.DateTime(required=True)
+    actor = fields.String(required=True, allow_none=True)
+    role = fields.String(required=True, allow_none=True)
+    request_id = fields.String(required=True, allow_none=True)
+    data = fields.Dict(required=True, metadata={"description": "the event as recorded"})
+    hash = fields.String(required=True)
+    state = fields.Nested(
+        GameStateSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "the game after this event; null before the deal"},
+    )
+
+
+class OutcomeSchema(Schema):
+    player_id = fields.UUID(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    stake = fields.Integer(required=True)
+    currency = fields.String(required=True)
+    win_rate = fields.Integer(required=True)
+    foundation_count = fields.Integer(required=True)
+    winnings = fields.Integer(required=True)
+    payout = fields.Integer(required=True, allow_none=True)
+    refund = fields.Integer(required=True, allow_none=True)
+    net = fields.Integer(required=True, metadata={"description": "payout + refund - stake"})
+    end_reason = fields.String(required=True, allow_none=True)
+
+
+CHECK_STATUSES = ("pass", "fail", "pending", "not-applicable")
+
+
+class FindingSchema(Schema):
+    check = fields.String(required=True)
+    location = fields.String(required=True, metadata={"description": 'e.g. "game-<id> v7"'})
+    expected = fields.String(required=True)
+    found = fields.String(required=True)
+
+
+class VerificationSchema(Schema):
+    verified = fields.Boolean(required=True, metadata={"description": "no check failed"})
+    checks = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(validate=validate.OneOf(CHECK_STATUSES)),
+        required=True,
+        metadata={
+            "description": "hash-chain, seed-commitment, deck, rules, payout, ledger: pass, "
+            "fail, pending (seed not yet revealed) or not-applicable (a given deck)"
+        },
+    )
+    findings = fields.List(fields.Nested(FindingSchema), required=True)
+
+
+class ReplaySchema(Schema):
+    label = fields.String(required=True, metadata={"description": 'always "replay"'})
+    game_id = fields.UUID(required=True)
+    version = fields.Integer(required=True, metadata={"description": "the last version shown"})
+    latest_version = fields.Integer(required=True)
+    masked = fields.Boolean(
+        required=True, metadata={"description": "face-down cards and the stock hidden"}
+    )
+    steps = fields.List(fields.Nested(ReplayStepSchema), required=True)
+    final = fields.Nested(
+        GameStateSchema, required=True, metadata={"description": "the layout at the last step"}
+    )
+    outcome = fields.Nested(OutcomeSchema, required=True)
+    verification = fields.Nested(
+        VerificationSchema,
+        required=True,
+        metadata={"description": "of the whole recorded game, whatever version is shown"},
+    )
+
+
+class NewAuditSchema(Strict):
+    """Nothing: every game; from and to: games dealt in those days (UTC, inclusive);
+    player_id: one player's games, stream and the ledger."""
+
+    start = fields.Date(data_key="from")
+    end = fields.Date(data_key="to")
+    player_id = fields.UUID()
+
+
+class AuditScopeSchema(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(("all", "dates", "player")))
+    start = fields.Date(required=True, allow_none=True, data_key="from", attribute="from")
+    end = fields.Date(required=True, allow_none=True, data_key="to", attribute="to")
+    player_id = fields.UUID(required=True, allow_none=True)
+
+
+class AuditFindingSchema(FindingSchema):
+    game_id = fields.UUID(required=True, allow_none=True)
+    unit = fields.String(
+        required=True, metadata={"description": 'a game stream, a player stream or "ledger"'}
+    )
+
+
+class AuditSchema(Schema):
+    id = fields.UUID(required=True, attribute="audit_id")
+    scope = fields.Nested(AuditScopeSchema, required=True)
+    requested_by = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(("running", "done", "failed")))
+    total = fields.Integer(required=True, metadata={"description": "units to check"})
+    checked = fields.Integer(required=True)
+    failed_units = fields.Integer(required=True)
+    created_at = fields.DateTime(required=True)
+    finished_at = fields.DateTime(required=True, allow_none=True)
+    findings = fields.List(fields.Nested(AuditFindingSchema), required=True)
+
+
+class SignificantQuerySchema(Strict):
+    kind = fields.String(
+        load_default=None, validate=validate.OneOf(("void", "configuration", "big-win"))
+    )
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
+    before = fields.Integer(
+        load_default=None,
+        strict=True,
+        validate=validate.Range(1, 2**62),
+        metadata={"description": "cursor: the last id seen"},
+    )
+
+
+class SignificantEventSchema(Schema):
+    id = fields.Integer(required=True)
+    kind = fields.String(required=True)
+    occurred_at = fields.DateTime(required=True)
+    actor = fields.String(required=True)
+    game_id = fields.UUID(required=True, allow_none=True)
+    player_id = fields.UUID(required=True, allow_none=True)
+    amount = fields.Integer(required=True, allow_none=True)
+    currency = fields.String(required=True, allow_none=True)
+    details = fields.Dict(required=True)
+
+
+class SignificantPageSchema(Schema):
+    items = fields.List(fields.Nested(SignificantEventSchema), required=True)
+    next = fields.Integer(required=True, allow_none=True)
+
+
+# --- finance --------------------------------------------------------------------------------
+
+
+class DailyQuerySchema(Strict):
+    start = fields.Date(required=True, data_key="from")
+    end = fields.Date(required=True, data_key="to")
+    currency = fields.String(required=True, validate=validate.Regexp(r"^[A-Z]{3}$"))
+
+
+class TotalsSchema(Schema):
+    games_started = fields.Integer(required=True)
+    games_finished = fields.Integer(required=True)
+    stakes = fields.Integer(required=True)
+    payouts = fields.Integer(required=True)
+    refunds = fields.Integer(required=True, metadata={"description": "voided stakes refunded"})
+    ggr = fields.Integer(required=True, metadata={"description": "stakes - payouts - refunds"})
+    rtp = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "payouts / (stakes - refunds), 4 decimals; null if nothing"},
+    )
+
+
+class DayLineSchema(TotalsSchema):
+    day = fields.Date(required=True)
+    variant = fields.String(required=True)
+    held_at_end = fields.Integer(
+        required=True, metadata={"description": "stakes in games unfinished at the day's end"}
+    )
+
+
+class DailyReportSchema(Schema):
+    currency = fields.String(required=True)
+    start = fields.Date(required=True, data_key="from")
+    end = fields.Date(required=True, data_key="to")
+    days = fields.List(fields.Nested(DayLineSchema), required=True)
+    period = fields.Nested(TotalsSchema, required=True)
+    month_to_date = fields.Nested(TotalsSchema, required=True)
+    lifetime = fields.Nested(TotalsSchema, required=True)
+
+
+class ReconciliationQuerySchema(Strict):
+    day = fields.Date(required=True, data_key="date")
+
+
+class MoneySidesSchema(Schema):
+    stake = fields.Integer(required=True)
+    winnings = fields.Integer(required=True)
+    refund = fields.Integer(required=True)
+
+
+class CurrencyReconciliationSchema(Schema):
+    events = fields.Nested(MoneySidesSchema, required=True)
+    ledger = fields.Nested(MoneySidesSchema, required=True)
+    balanced = fields.Boolean(required=True)
+
+
+class MismatchSchema(Schema):
+    game_id = fields.String(required=True)
+    event = fields.String(required=True, metadata={"description": 'e.g. "game-<id> v7"'})
+    check = fields.String(required=True)
+    expected = fields.String(required=True)
+    found = fields.String(required=True)
+
+
+class ReconciliationSchema(Schema):
+    date = fields.Date(required=True)
+    reconciled = fields.Boolean(required=True)
+    currencies = fields.Dict(
+        keys=fields.String(), values=fields.Nested(CurrencyReconciliationSchema), required=True
+    )
+    events_checked = fields.Integer(required=True)
+    ledger_transactions_checked = fields.Integer(required=True)
+    mismatches = fields.List(fields.Nested(MismatchSchema), required=True)
+    stored = fields.Boolean(
+        required=True, metadata={"description": "read from the nightly run, not computed now"}
+    )
+    computed_at = fields.DateTime(required=True, allow_none=True)

@@ -199,6 +199,19 @@ def is_full_view(world: World, body: Any) -> None:
     assert len(body["deck"]) == 52
 
 
+def an_audit(world: World, role: Role) -> Call:
+    started = world.http.post(
+        "/v1/audits", world.http.auditor_key, json={"player_id": world.owner.id}
+    )
+    assert started.status_code == 202, started.get_json()
+    return Call(f"/v1/audits/{started.get_json()['id']}")
+
+
+def is_replay(world: World, body: Any) -> None:
+    assert body["label"] == "replay"
+    assert body["game_id"] == world.game_id
+
+
 PLAYER = "/v1/players/<uuid:player_id>"
 GAME = "/v1/games/<uuid:game_id>"
 
@@ -301,6 +314,40 @@ ROUTES: tuple[Route, ...] = (
         staff_only(OK, "operator"),
     ),
     Route("GET", f"{GAME}/events", at("/v1/games/{game}/events"), staff_only(OK, "auditor")),
+    # compliance
+    Route(
+        "GET",
+        f"{GAME}/replay",
+        after(lambda w: w.command("collect"), "/v1/games/{game}/replay"),
+        own(OK, "auditor"),
+        check=is_replay,
+    ),
+    Route(
+        "POST",
+        "/v1/audits",
+        lambda world, role: Call("/v1/audits", {"player_id": world.owner.id}),
+        staff_only(Expect(202), "auditor"),
+    ),
+    Route("GET", "/v1/audits/<uuid:audit_id>", an_audit, staff_only(OK, "auditor")),
+    Route(
+        "GET",
+        "/v1/significant-events",
+        at("/v1/significant-events"),
+        staff_only(OK, "auditor"),
+    ),
+    # finance
+    Route(
+        "GET",
+        "/v1/reports/daily",
+        at("/v1/reports/daily?from=2026-01-01&to=2026-01-31&currency=GBP"),
+        staff_only(OK, "finance"),
+    ),
+    Route(
+        "GET",
+        "/v1/reconciliation",
+        at("/v1/reconciliation?date=2026-01-01"),
+        staff_only(OK, "finance", "auditor"),
+    ),
 )
 
 

@@ -66,8 +66,8 @@ def _wait_until_up(server: Server) -> None:
         try:
             if requests.get(f"{server.url}/healthz", timeout=2).status_code == 200:
                 return
-        except requests.ConnectionError:
-            pass
+        except (requests.ConnectionError, requests.Timeout):
+            pass  # not listening yet, or its workers still booting
         time.sleep(0.1)
     server.stop()
     pytest.fail(f"gunicorn did not answer /healthz in {START_TIMEOUT:.0f} s:\n{server.output()}")

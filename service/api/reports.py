@@ -1,0 +1,98 @@
+"""Finance: the daily report (JSON or CSV) and the reconciliation of ledger against games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, request
+from flask_smorest import Blueprint
+from marshmallow import RAISE
+
+from service import finance
+from service.api import schemas
+from service.api.auth import allow
+from service.api.docs import AUTHENTICATED, BEARER, problems
+from service.api.wiring import services
+
+blp = Blueprint("reports", __name__, description="Finance reports and reconciliation")
+
+CSV = "text/csv"
+
+
+@blp.route("/v1/reports/daily", methods=["GET"])
+@allow("finance")
+@blp.doc(
+    security=BEARER,
+    summary="Per day and variant: games, stakes, payouts, refunds, GGR, RTP, money held",
+    description="Days are UTC; every day and variant in the range has a row, zeros included. "
+    "GGR = stakes - payouts - refunds; RTP = payouts / (stakes - refunds). With "
+    "Accept: text/csv the same rows, then the period, month-to-date and lifetime totals.",
+)
+@blp.arguments(schemas.DailyQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, schemas.DailyReportSchema)
+@blp.alt_response(
+    200,
+    description="The same report as CSV",
+    content_type=CSV,
+    schema={"type": "string"},
+    success=True,
+)
+@problems(blp, *AUTHENTICATED, 422)
+def daily(query: dict[str, Any]) -> Any:
+    report = services().reports.daily(query["start"], query["end"], query["currency"])
+    if request.accept_mimetypes.best_match(["application/json", CSV]) == CSV:
+        name = f"daily-{report.currency}-{report.start}-{report.end}.csv"
+        return Response(
+            finance.report_csv(report),
+            mimetype=CSV,
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+    return {
+        "currency": report.currency,
+        "start": report.start,
+        "end": report.end,
+        "days": [
+            {
+                **_totals(line.totals),
+                "day": line.day,
+                "variant": line.variant,
+                "held_at_end": line.held_at_end,
+            }
+            for line in report.lines
+        ],
+        "period": _totals(report.period),
+        "month_to_date": _totals(report.month_to_date),
+        "lifetime": _totals(report.lifetime),
+    }
+
+
+def _totals(totals: finance.Totals) -> dict[str, Any]:
+    return {
+        "games_started": totals.games_started,
+        "games_finished": totals.games_finished,
+        "stakes": totals.stakes,
+        "payouts": totals.payouts,
+        "refunds": totals.refunds,
+        "ggr": totals.ggr,
+        "rtp": totals.rtp,
+    }
+
+
+@blp.route("/v1/reconciliation", methods=["GET"])
+@allow("finance", "auditor")
+@blp.doc(
+    security=BEARER,
+    summary="A day's ledger totals against the game events, with every mismatch by game",
+    description="The nightly stored result when there is one, else computed now.",
+)
+@blp.arguments(schemas.ReconciliationQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, schemas.ReconciliationSchema)
+@problems(blp, *AUTHENTICATED, 422)
+def reconciliation(query: dict[str, Any]) -> Any:
+    found = services().reports.reconciliation(query["day"])
+    return {
+        **found.result,
+        "date": query["day"],
+        "stored": found.stored,
+        "computed_at": found.computed_at,
+    }
