@@ -391,9 +391,9 @@ class EventStreamSchema(Schema):
 
 
 class ReplayQuerySchema(Strict):
+    # Not strict: query values arrive as text ("3"); "2.5" and "x" are still refused.
     to_version = fields.Integer(
         load_default=None,
-        strict=True,
         validate=validate.Range(1, 1_000_000),
         metadata={"description": "show the game as it stood after this version"},
     )
@@ -517,7 +517,6 @@ class SignificantQuerySchema(Strict):
     limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
     before = fields.Integer(
         load_default=None,
-        strict=True,
         validate=validate.Range(1, 2**62),
         metadata={"description": "cursor: the last id seen"},
     )
