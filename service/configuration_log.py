@@ -22,18 +22,7 @@ def configuration(settings: Settings) -> dict[str, object]:
         "certification_mode": settings.certification_mode,
         "idle_collect_after_seconds": int(settings.idle_collect_after.total_seconds()),
         "big_win_threshold": settings.big_win_threshold,
-        "paytables": [
-            {
-                "id": t.id,
-                "version": t.version,
-                "currency": t.currency,
-                "min_stake": t.min_stake,
-                "default_stake": t.default_stake,
-                "max_stake": t.max_stake,
-                "ladder": list(t.ladder),
-            }
-            for _, t in sorted(settings.paytables.items())
-        ],
+        "paytables": [t.as_config() for _, t in sorted(settings.paytables.items())],
     }
 
 

@@ -257,61 +257,47 @@ def daily_report(uow: UnitOfWork, start: date, end: date, currency: str) -> Dail
     return DailyReport(currency, start, end, lines, period, month, lifetime)
 
 
+CSV_COLUMNS = (
+    "day",
+    "variant",
+    "currency",
+    "games_started",
+    "games_finished",
+    "stakes",
+    "payouts",
+    "refunds",
+    "ggr",
+    "rtp",
+    "held_at_end",
+)
+
+
 def report_csv(report: DailyReport) -> str:
+    """The report's rows, then the period, month-to-date and lifetime totals (variant "all")."""
+
+    def row(day: str, variant: str, t: Totals, held: int | str) -> list[object]:
+        return [
+            day,
+            variant,
+            report.currency,
+            t.games_started,
+            t.games_finished,
+            t.stakes,
+            t.payouts,
+            t.refunds,
+            t.ggr,
+            t.rtp or "",
+            held,
+        ]
+
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        [
-            "day",
-            "variant",
-            "currency",
-            "games_started",
-            "games_finished",
-            "stakes",
-            "payouts",
-            "refunds",
-            "ggr",
-            "rtp",
-            "held_at_end",
-        ]
-    )
+    writer.writerow(CSV_COLUMNS)
     for line in report.lines:
-        t = line.totals
-        writer.writerow(
-            [
-                line.day.isoformat(),
-                line.variant,
-                report.currency,
-                t.games_started,
-                t.games_finished,
-                t.stakes,
-                t.payouts,
-                t.refunds,
-                t.ggr,
-                t.rtp or "",
-                line.held_at_end,
-            ]
-        )
-    for label, t in (
-        ("period", report.period),
-        ("month-to-date", report.month_to_date),
-        ("lifetime", report.lifetime),
-    ):
-        writer.writerow(
-            [
-                label,
-                "all",
-                report.currency,
-                t.games_started,
-                t.games_finished,
-                t.stakes,
-                t.payouts,
-                t.refunds,
-                t.ggr,
-                t.rtp or "",
-                "",
-            ]
-        )
+        writer.writerow(row(line.day.isoformat(), line.variant, line.totals, line.held_at_end))
+    writer.writerow(row("period", "all", report.period, ""))
+    writer.writerow(row("month-to-date", "all", report.month_to_date, ""))
+    writer.writerow(row("lifetime", "all", report.lifetime, ""))
     return out.getvalue()
 
 

@@ -64,6 +64,18 @@ class Paytable:
         if self.default_stake not in self.ladder:
             raise ValueError(f"paytable {self.id}: the default stake must be on the ladder")
 
+    def as_config(self) -> dict[str, Any]:
+        """The table as configuration names it (PAYTABLES_FILE's entries, and the log)."""
+        return {
+            "id": self.id,
+            "version": self.version,
+            "currency": self.currency,
+            "min_stake": self.min_stake,
+            "default_stake": self.default_stake,
+            "max_stake": self.max_stake,
+            "ladder": list(self.ladder),
+        }
+
     def check_stake(self, stake: int) -> None:
         """Refuse a stake outside the range or not a multiple of 52, naming what is allowed."""
         allowed = (

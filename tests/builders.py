@@ -119,3 +119,13 @@ def easy_deck() -> tuple[Card, ...]:
         columns[c].append(card)
     # columns[c] was filled top-first; deal order wants bottom-first.
     return deck_for([list(reversed(col)) for col in columns], stock)
+
+
+def turnable_deck() -> list[str]:
+    """Column 1 is one face-down card under the Ace of spades, so the Ace can go up and the
+    column be turned; the rest is any order."""
+    rest = [c for c in CANONICAL_DECK if c != "AS"]
+    columns = [[rest.pop() for _ in range(c + 1)] for c in range(COLUMNS)]
+    columns[1][-1], spare = "AS", columns[1][-1]
+    rest.insert(0, spare)
+    return list(deck_for(columns, rest))

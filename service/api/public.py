@@ -28,15 +28,9 @@ def variants() -> Any:
         "variants": list(VARIANTS.values()),
         "paytables": [
             {
-                "id": t.id,
-                "version": t.version,
-                "currency": t.currency,
-                "min_stake": t.min_stake,
-                "default_stake": t.default_stake,
-                "max_stake": t.max_stake,
+                **t.as_config(),
                 "stake_multiple_of": CARDS_IN_DECK,
                 "win_rate": f"stake * {FULL_PAYOUT_MULTIPLE} / {CARDS_IN_DECK}",
-                "ladder": list(t.ladder),
             }
             for t in settings.paytables.values()
         ],

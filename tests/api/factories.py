@@ -127,3 +127,21 @@ class GameFactory(factory.Factory[Game]):
             dealt = http.post("/v1/games", wallet.player.token, json=body)
         assert dealt.status_code == 201, dealt.get_json()
         return model_class(wallet.player, dealt.get_json(), dealt.headers["ETag"])
+
+
+def deal_certification(
+    http: Http,
+    player: Player,
+    deck: list[str],
+    *,
+    variant: str = "vegas-draw3",
+    stake: int = 520,
+) -> str:
+    """An operator deals ``player`` a game from ``deck`` (certification mode); its id."""
+    dealt = http.post(
+        "/v1/games",
+        http.operator_key,
+        json={"variant": variant, "stake": stake, "player_id": player.id, "deck": deck},
+    )
+    assert dealt.status_code == 201, dealt.get_json()
+    return str(dealt.get_json()["id"])

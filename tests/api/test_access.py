@@ -17,11 +17,10 @@ import pytest
 from flask import Flask
 from werkzeug.test import TestResponse
 
-from service.cards import CANONICAL_DECK
 from service.wiring import Container
 from tests.api.client import Http, assert_problem
-from tests.api.factories import Player, PlayerFactory, WalletFactory
-from tests.builders import deck_for
+from tests.api.factories import Player, PlayerFactory, WalletFactory, deal_certification
+from tests.builders import turnable_deck
 
 Role = Literal["none", "owner", "stranger", "operator", "auditor", "finance"]
 ROLES: tuple[Role, ...] = ("none", "owner", "stranger", "operator", "auditor", "finance")
@@ -354,27 +353,11 @@ ROUTES: tuple[Route, ...] = (
 # --- fixtures and helpers -------------------------------------------------------------------------
 
 
-def access_deck() -> list[str]:
-    """A deck whose second column is one face-down card under the Ace of spades, so the Ace can
-    go up and the column be turned."""
-    rest = [c for c in CANONICAL_DECK if c != "AS"]
-    columns = [[rest.pop() for _ in range(c + 1)] for c in range(7)]
-    columns[1][-1], spare = "AS", columns[1][-1]
-    rest.insert(0, spare)
-    return list(deck_for(columns, rest))
-
-
 @pytest.fixture
 def world(http: Http) -> World:
     owner = WalletFactory.create(balance=10_400).player
     stranger = PlayerFactory.create()
-    dealt = http.post(
-        "/v1/games",
-        http.operator_key,
-        json={"variant": "vegas-draw3", "stake": 520, "player_id": owner.id, "deck": access_deck()},
-    )
-    assert dealt.status_code == 201, dealt.get_json()
-    return World(http, owner, stranger, dealt.get_json()["id"])
+    return World(http, owner, stranger, deal_certification(http, owner, turnable_deck()))
 
 
 def footprint(conn: DbConn) -> tuple[int, ...]:

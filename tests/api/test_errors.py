@@ -12,24 +12,14 @@ import pytest
 from werkzeug.test import TestResponse
 
 from service.api.problems import TYPES
-from service.cards import CANONICAL_DECK
 from tests.api.client import Http, assert_problem
-from tests.api.factories import Player, PlayerFactory, WalletFactory
-from tests.builders import deck_for
+from tests.api.factories import Player, PlayerFactory, WalletFactory, deal_certification
+from tests.builders import turnable_deck
 
 DbConn = psycopg.Connection[tuple[Any, ...]]
 FUNDS = 10_400
 STAKE = 520
 TOO_BIG = 16 * 1024 + 1
-
-
-def turnable_deck() -> list[str]:
-    """Column 1 is one face-down card under the Ace of spades; the rest is any order."""
-    rest = [c for c in CANONICAL_DECK if c != "AS"]
-    columns = [[rest.pop() for _ in range(c + 1)] for c in range(7)]
-    columns[1][-1], spare = "AS", columns[1][-1]
-    rest.insert(0, spare)
-    return list(deck_for(columns, rest))
 
 
 @dataclass(frozen=True)
@@ -58,18 +48,7 @@ class Seen:
 @pytest.fixture
 def table(http: Http) -> Table:
     player = WalletFactory.create(balance=FUNDS).player
-    dealt = http.post(
-        "/v1/games",
-        http.operator_key,
-        json={
-            "variant": "vegas-draw3",
-            "stake": STAKE,
-            "player_id": player.id,
-            "deck": turnable_deck(),
-        },
-    )
-    assert dealt.status_code == 201, dealt.get_json()
-    return Table(http, player, dealt.get_json()["id"])
+    return Table(http, player, deal_certification(http, player, turnable_deck(), stake=STAKE))
 
 
 def footprint(conn: DbConn) -> tuple[int, ...]:
