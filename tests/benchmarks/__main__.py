@@ -6,9 +6,9 @@ import platform
 import sys
 import time
 
-from tests.benchmarks import http, rules, store
+from tests.benchmarks import audit, http, rules, store
 
-SUITES = {"rules": rules.run, "store": store.run, "http": http.run}
+SUITES = {"rules": rules.run, "store": store.run, "http": http.run, "audit": audit.run}
 
 
 def main(argv: list[str]) -> None:
