@@ -69,9 +69,9 @@ def _replay_body(replay: Replay) -> dict[str, Any]:
     summary="Audit the whole history, a date range or one player",
     description="Checks every game in scope as the replay does, and (for the whole history "
     "or a player) the player streams and the ledger, in chunks on the background workers. "
-    "Follow its progress and findings at the Location.",
+    "Follow its progress and findings at the Location. No body (or {}) audits everything.",
 )
-@blp.arguments(schemas.NewAuditSchema)
+@blp.arguments(schemas.NewAuditSchema, required=False)
 @blp.response(202, schemas.AuditSchema)
 @problems(blp, *AUTHENTICATED, *WITH_BODY)
 def start_audit(body: dict[str, Any]) -> Any:

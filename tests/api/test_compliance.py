@@ -410,6 +410,14 @@ def test_an_audit_request_is_validated(http: Http) -> None:
     assert_problem(http.get(f"/v1/audits/{uuid.uuid4()}", http.auditor_key), 404, "not-found")
 
 
+def test_an_audit_without_a_body_covers_the_whole_history(http: Http) -> None:
+    for sent in ({}, None):
+        started = http.post("/v1/audits", http.auditor_key, json=sent)
+        assert started.status_code == 202, started.get_json()
+        assert started.get_json()["scope"]["kind"] == "all"
+        assert started.get_json()["total"] >= 1  # the ledger at least
+
+
 # --- significant events -----------------------------------------------------------------------
 
 
