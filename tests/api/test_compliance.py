@@ -411,7 +411,8 @@ def test_an_audit_request_is_validated(http: Http) -> None:
 
 
 def test_an_audit_without_a_body_covers_the_whole_history(http: Http) -> None:
-    for sent in ({}, None):
+    bodies: tuple[dict[str, Any] | None, ...] = ({}, None)
+    for sent in bodies:
         started = http.post("/v1/audits", http.auditor_key, json=sent)
         assert started.status_code == 202, started.get_json()
         assert started.get_json()["scope"]["kind"] == "all"
