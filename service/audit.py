@@ -11,11 +11,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime
 from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from service.finance import utc_span
 from service.paytable import Paytable
 from service.unit_of_work import UnitOfWork
 from service.verification import (
@@ -36,7 +37,7 @@ SELECT stream_id FROM events WHERE version = 1 AND stream_id LIKE 'game-%%' ORDE
 GAMES_BETWEEN_SQL = """
 SELECT stream_id FROM events
  WHERE version = 1 AND stream_id LIKE 'game-%%'
-   AND recorded_at >= %(start)s AND recorded_at < %(end)s
+   AND recorded_at >= %(start)s AND recorded_at <= %(last)s
  ORDER BY position
 """
 PLAYER_GAMES_SQL = """
@@ -116,6 +117,19 @@ class Scope:
             "player_id": str(self.player_id) if self.player_id else None,
         }
 
+    @classmethod
+    def from_json(cls, stored: Mapping[str, Any]) -> Scope:
+        def day(value: Any) -> date | None:
+            return date.fromisoformat(value) if value else None
+
+        player = stored.get("player_id")
+        return cls(
+            stored["kind"],
+            day(stored.get("from")),
+            day(stored.get("to")),
+            uuid.UUID(player) if player else None,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class AuditFinding:
@@ -130,7 +144,7 @@ class AuditFinding:
 @dataclass(frozen=True, slots=True)
 class AuditStatus:
     audit_id: uuid.UUID
-    scope: dict[str, Any]
+    scope: Scope
     requested_by: str
     status: str
     total: int
@@ -148,9 +162,8 @@ def plan(uow: UnitOfWork, scope: Scope) -> list[str]:
         if scope.kind == "dates":
             assert scope.start is not None
             assert scope.end is not None
-            start = datetime.combine(scope.start, time.min, tzinfo=UTC)
-            end = datetime.combine(scope.end + timedelta(days=1), time.min, tzinfo=UTC)
-            cur.execute(GAMES_BETWEEN_SQL, {"start": start, "end": end})
+            start, last = utc_span(scope.start, scope.end)
+            cur.execute(GAMES_BETWEEN_SQL, {"start": start, "last": last})
         elif scope.kind == "player":
             cur.execute(PLAYER_GAMES_SQL, {"player_id": str(scope.player_id)})
         else:
@@ -261,4 +274,6 @@ def status(
         cur.execute(FINDINGS_SQL, {"audit_id": audit_id, "limit": findings_limit})
         found = tuple(AuditFinding(*r) for r in cur.fetchall())
     audit, scope, by, state, total, created, finished, checked, failed = row
-    return AuditStatus(audit, scope, by, state, total, checked, failed, created, finished, found)
+    return AuditStatus(
+        audit, Scope.from_json(scope), by, state, total, checked, failed, created, finished, found
+    )

@@ -19,7 +19,7 @@ import csv
 import io
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
@@ -117,6 +117,15 @@ SELECT coalesce(sum(games_started), 0), coalesce(sum(games_finished), 0),
 
 def utc_day(at: datetime) -> date:
     return at.astimezone(UTC).date()
+
+
+def utc_span(first: date, last: date) -> tuple[datetime, datetime]:
+    """The first and the last instant of the UTC days ``first`` to ``last``, both inclusive
+    (not midnight after ``last``, which does not exist after 9999-12-31)."""
+    return (
+        datetime.combine(first, time.min, tzinfo=UTC),
+        datetime.combine(last, time.max, tzinfo=UTC),
+    )
 
 
 def catch_up(uow: UnitOfWork) -> int:
@@ -253,7 +262,7 @@ def daily_report(uow: UnitOfWork, start: date, end: date, currency: str) -> Dail
 
         period = summed(start, end)
         month = summed(end.replace(day=1), end)
-        lifetime = summed(date(1970, 1, 1), end)
+        lifetime = summed(date.min, end)
     return DailyReport(currency, start, end, lines, period, month, lifetime)
 
 
@@ -307,7 +316,7 @@ def report_csv(report: DailyReport) -> str:
 DAY_EVENTS_SQL = """
 SELECT stream_id, version, type, schema_version, data
   FROM events
- WHERE recorded_at >= %(start)s AND recorded_at < %(end)s
+ WHERE recorded_at >= %(start)s AND recorded_at <= %(last)s
    AND stream_id LIKE 'game-%%' AND type IN ('StakePlaced', 'Collected', 'Voided')
 """
 
@@ -315,7 +324,7 @@ SELECT stream_id, version, type, schema_version, data
 DAY_LEDGER_SQL = """
 SELECT cause_stream, cause_version, kind, amount, currency
   FROM ledger_transactions
- WHERE created_at >= %(start)s AND created_at < %(end)s
+ WHERE created_at >= %(start)s AND created_at <= %(last)s
    AND kind IN ('stake', 'winnings', 'refund')
 """
 
@@ -360,16 +369,15 @@ def _expected_money(
 def reconcile(uow: UnitOfWork, day: date) -> dict[str, Any]:
     """Ledger totals against totals derived from the game events for ``day``, and every
     mismatch, game by game."""
-    start = datetime.combine(day, datetime.min.time()).replace(tzinfo=UTC)
-    end = start + timedelta(days=1)
+    start, last = utc_span(day, day)
     events: dict[tuple[str, int], tuple[str, int, str] | None] = {}
     entries: dict[tuple[str, int], tuple[str, int, str]] = {}
     with uow.conn.cursor() as cur:
-        cur.execute(DAY_EVENTS_SQL, {"start": start, "end": end})
+        cur.execute(DAY_EVENTS_SQL, {"start": start, "last": last})
         day_events = cur.fetchall()
         for stream, version, type_name, schema_version, data in day_events:
             events[(stream, version)] = _expected_money(type_name, schema_version, data)
-        cur.execute(DAY_LEDGER_SQL, {"start": start, "end": end})
+        cur.execute(DAY_LEDGER_SQL, {"start": start, "last": last})
         day_ledger = cur.fetchall()
         for stream, version, kind, amount, currency in day_ledger:
             entries[(stream, version)] = (kind, int(amount), currency)

@@ -485,8 +485,8 @@ class NewAuditSchema(Strict):
 
 class AuditScopeSchema(Schema):
     kind = fields.String(required=True, validate=validate.OneOf(("all", "dates", "player")))
-    start = fields.Date(required=True, allow_none=True, data_key="from", attribute="from")
-    end = fields.Date(required=True, allow_none=True, data_key="to", attribute="to")
+    start = fields.Date(required=True, allow_none=True, data_key="from")
+    end = fields.Date(required=True, allow_none=True, data_key="to")
     player_id = fields.UUID(required=True, allow_none=True)
 
 

@@ -419,6 +419,15 @@ def test_an_audit_without_a_body_covers_the_whole_history(http: Http) -> None:
         assert started.get_json()["total"] >= 1  # the ledger at least
 
 
+def test_an_audit_of_dates_at_the_ends_of_the_calendar_is_accepted(http: Http) -> None:
+    for first, last in (("0001-01-01", "0001-01-02"), ("9999-12-30", "9999-12-31")):
+        started = http.post("/v1/audits", http.auditor_key, json={"from": first, "to": last})
+        assert started.status_code == 202, started.get_json()
+        body = started.get_json()
+        assert body["scope"] == {"kind": "dates", "from": first, "to": last, "player_id": None}
+        assert (body["status"], body["total"]) == ("done", 0)  # no games dealt then
+
+
 # --- significant events -----------------------------------------------------------------------
 
 

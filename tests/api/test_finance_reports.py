@@ -270,6 +270,19 @@ def test_a_day_reconciles_and_a_worker_stores_it(
     assert kept["currencies"]["GBP"]["events"]["stake"] >= gbp["events"]["stake"]
 
 
+def test_days_at_the_ends_of_the_calendar_are_reported_and_reconciled(http: Http) -> None:
+    for first, last in (("0001-01-01", "0001-01-31"), ("9999-12-01", "9999-12-31")):
+        response = http.get(
+            f"/v1/reports/daily?from={first}&to={last}&currency=GBP", http.finance_key
+        )
+        assert response.status_code == 200, response.get_json()
+        assert len(response.get_json()["days"]) == 31 * 2  # both variants
+        for day in (first, last):
+            found = http.get(f"/v1/reconciliation?date={day}", http.finance_key)
+            assert found.status_code == 200, found.get_json()
+            assert found.get_json()["events_checked"] == 0
+
+
 def test_a_quiet_day_reconciles_with_nothing_to_check(http: Http) -> None:
     quiet = _reconciliation(http, http.finance_key, date(2001, 1, 30))
     assert quiet == {
