@@ -28,7 +28,7 @@ class Replay:
     latest_version: int
     masked: bool
     steps: tuple[dict[str, Any], ...]
-    final: dict[str, Any]
+    final: dict[str, Any] | None  # None when shown only up to the stake, before the deal
     outcome: dict[str, Any]
     verification: GameVerification
 
@@ -86,7 +86,7 @@ def build_replay(
         latest_version=len(records),
         masked=masked,
         steps=tuple(steps),
-        final=view(state),
+        final=view(state) if state.layout is not None else None,
         outcome=outcome,
         verification=verification,
     )

@@ -418,7 +418,11 @@ class ReplayStepSchema(Schema):
 
 class OutcomeSchema(Schema):
     player_id = fields.UUID(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(("new", *STATUSES)),
+        metadata={"description": "new: shown only up to the stake, before the deal"},
+    )
     stake = fields.Integer(required=True)
     currency = fields.String(required=True)
     win_rate = fields.Integer(required=True)
@@ -464,7 +468,10 @@ class ReplaySchema(Schema):
     )
     steps = fields.List(fields.Nested(ReplayStepSchema), required=True)
     final = fields.Nested(
-        GameStateSchema, required=True, metadata={"description": "the layout at the last step"}
+        GameStateSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "the layout at the last step shown; null before the deal"},
     )
     outcome = fields.Nested(OutcomeSchema, required=True)
     verification = fields.Nested(

@@ -223,6 +223,15 @@ def test_a_replay_version_that_is_no_version_is_refused(http: Http) -> None:
     )
 
 
+def test_a_replay_up_to_the_stake_shows_no_layout_yet(http: Http) -> None:
+    game = _collected_certification_game(http)
+    at_stake = _replay(http, game.id, http.auditor_key, "?to_version=1")
+    assert [step["type"] for step in at_stake["steps"]] == ["StakePlaced"]
+    assert at_stake["final"] is None
+    assert at_stake["outcome"]["status"] == "new"
+    assert at_stake["outcome"]["stake"] == 520
+
+
 def test_an_in_progress_game_replays_for_auditors_only(http: Http) -> None:
     game = GameFactory.create()  # seeded: the seed stays secret until the game ends
     _command(http, game.player.token, game.id, "draw")

@@ -17,6 +17,7 @@ game (with a matching If-Match), so the handlers are exercised, not only their 4
 from __future__ import annotations
 
 import hashlib
+import os
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,9 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 from service.access import KEY_PREFIX
 
 SPEC = Path(__file__).resolve().parents[2] / "openapi.yaml"
-MAX_EXAMPLES = 25  # per operation, in the fuzzing phase; the coverage phase adds its own cases
+MAX_EXAMPLES = int(
+    os.environ.get("SCHEMATHESIS_EXAMPLES", "25")
+)  # per operation, in the fuzzing phase; the coverage phase adds its own cases
 CALLERS = ("operator", "auditor", "finance", "player", "stranger")
 
 Case = schemathesis.Case[Any]
