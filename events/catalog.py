@@ -18,19 +18,21 @@ Card = str
 
 @dataclass(frozen=True, slots=True)
 class StakePlaced:
-    """The player paid the stake; records the rules and paytable the game is played under."""
+    """The player paid the stake; records the game, rules and paytable it is played under.
+
+    A full win reaches ``max_units`` and pays ``multiplier`` x stake; any moment's winnings are
+    floor(units x stake x multiplier / max_units)."""
 
     TYPE: ClassVar[str] = "StakePlaced"
-    VERSION: ClassVar[int] = 1
+    VERSION: ClassVar[int] = 2  # v1 recorded Vegas's draw count, passes and win rate
 
     game_id: str
     player_id: str
-    variant: str
-    draw_count: int
-    passes: int
+    variant: str  # the game's id, e.g. "vegas-draw3", "golf"
     stake: int
     currency: str
-    win_rate: int
+    multiplier: str  # M, a decimal of at most two places: "5", "1.3"
+    max_units: int
     paytable_id: str
     paytable_version: int
     rules_version: str
@@ -38,25 +40,39 @@ class StakePlaced:
 
 
 @dataclass(frozen=True, slots=True)
+class DealtPile:
+    """One pile as the deal left it: how many cards lie face down, and the face-up ones."""
+
+    pile: str
+    down: int
+    up: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Dealt:
-    """The deck in deal order, and the commitment to the seed it was derived from."""
+    """The deal as the player sees it, and the commitment to the seed (or given deck) it came
+    from. Face-down cards are counted, never named: they are sealed until seen."""
 
     TYPE: ClassVar[str] = "Dealt"
-    VERSION: ClassVar[int] = 1
+    VERSION: ClassVar[int] = 2  # v1 recorded the whole deck in clear
 
-    deck: tuple[Card, ...]
     shuffle_algorithm: str  # e.g. "hmac-sha256-fisher-yates/1", or "certification-deck"
-    seed_commitment: str | None = None  # SHA-256 of the server seed, hex; None for a given deck
+    seed_commitment: str | None = None  # SHA-256 of the seed or given deck; None only in v1
     client_seed: str | None = None
+    piles: tuple[DealtPile, ...] | None = None  # None only for a v1 deal, which has ``deck``
+    deck: tuple[Card, ...] | None = None  # only v1 deals recorded it (before sealing)
 
 
 @dataclass(frozen=True, slots=True)
 class CardDrawn:
-    """One draw: min(draw count, cards left) cards, first drawn first, from stock to waste."""
+    """One draw: cards taken from the top of a face-down pile, shown, and put face up on
+    another, first drawn first (Klondike: min(draw count, cards left), stock to waste)."""
 
     TYPE: ClassVar[str] = "CardDrawn"
-    VERSION: ClassVar[int] = 2  # v1 named a single card; see events.codec
+    VERSION: ClassVar[int] = 3  # v1 named a single card; v2 had no piles (always stock->waste)
 
+    source: str
+    target: str
     cards: tuple[Card, ...]
 
 
@@ -68,7 +84,7 @@ class StockRecycled:
     VERSION: ClassVar[int] = 1
 
     cards: int
-    passes_left: int
+    passes_left: int | None  # None: passes are unlimited
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,13 +101,37 @@ class CardMoved:
 
 @dataclass(frozen=True, slots=True)
 class CardTurned:
-    """A face-down top card of a column was turned face up."""
+    """A face-down top card of a pile was turned face up (by the player or by the rules)."""
 
     TYPE: ClassVar[str] = "CardTurned"
+    VERSION: ClassVar[int] = 2  # v1 named a column number
+
+    pile: str
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class RemovedCard:
+    source: str
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class PairRemoved:
+    """Two cards whose ranks total 13, or a King alone, taken off the table onto ``target``."""
+
+    TYPE: ClassVar[str] = "PairRemoved"
     VERSION: ClassVar[int] = 1
 
-    column: int
-    card: Card
+    cards: tuple[RemovedCard, ...]
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class UndoneMove:
+    source: str  # where the cards had come from
+    target: str  # where they had gone
+    cards: tuple[Card, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,13 +139,10 @@ class Undone:
     """The last action was reversed; names exactly what went back where."""
 
     TYPE: ClassVar[str] = "Undone"
-    VERSION: ClassVar[int] = 1
+    VERSION: ClassVar[int] = 2  # v1 had one move and Klondike's waste fan
 
-    action: str  # "draw" or "move"
-    source: str  # where the cards had come from ("stock" for a draw)
-    target: str  # where they had gone ("waste" for a draw)
-    cards: tuple[Card, ...]
-    waste_fan: int  # the waste fan as it was before the undone action
+    action: str  # "draw", "move" or "remove"
+    moves: tuple[UndoneMove, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +154,8 @@ class AutoMove:
 
 @dataclass(frozen=True, slots=True)
 class AutoCompleted:
-    """Stock and waste empty, all tableau cards face up: the server played the rest up."""
+    """The rules played cards by themselves (Klondike: stock and waste empty and every tableau
+    card face up, so the server played the rest up)."""
 
     TYPE: ClassVar[str] = "AutoCompleted"
     VERSION: ClassVar[int] = 1
@@ -127,16 +165,17 @@ class AutoCompleted:
 
 @dataclass(frozen=True, slots=True)
 class Collected:
-    """The game ended and its winnings were paid; the server seed is revealed here."""
+    """The game ended and its winnings were paid; the seed (or given deck) is revealed here."""
 
     TYPE: ClassVar[str] = "Collected"
-    VERSION: ClassVar[int] = 1
+    VERSION: ClassVar[int] = 2  # v1 counted foundation cards, the only units Vegas has
 
     reason: str  # "player" or "timeout"
     winnings: int
     currency: str
-    foundation_count: int
-    server_seed: str | None = None  # hex; None only for a certification game given a deck
+    units: int
+    server_seed: str | None = None  # hex; None for a certification game given a deck
+    deck: tuple[Card, ...] | None = None  # the given deck, revealed; None for a seed
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,12 +183,13 @@ class Voided:
     """The operator voided the game; the stake is refunded and nothing is paid."""
 
     TYPE: ClassVar[str] = "Voided"
-    VERSION: ClassVar[int] = 1
+    VERSION: ClassVar[int] = 2  # v1 could not reveal a given deck
 
     reason: str
     refund: int
     currency: str
     server_seed: str | None = None
+    deck: tuple[Card, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +247,7 @@ GameEvent = (
     | StockRecycled
     | CardMoved
     | CardTurned
+    | PairRemoved
     | Undone
     | AutoCompleted
     | Collected
@@ -220,6 +261,7 @@ GAME_EVENT_TYPES: tuple[type[GameEvent], ...] = (
     StockRecycled,
     CardMoved,
     CardTurned,
+    PairRemoved,
     Undone,
     AutoCompleted,
     Collected,

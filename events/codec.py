@@ -34,15 +34,68 @@ class InvalidEvent(Exception):
         self.messages = messages
 
 
+def _without(data: EventData, *names: str) -> EventData:
+    return {k: v for k, v in data.items() if k not in names}
+
+
+def _stake_placed_v1_to_v2(data: EventData) -> EventData:
+    # v1 existed only for Vegas Klondike: the draw count and passes follow from the variant,
+    # and its win rate was stake x 5 / 52, i.e. a full win of 52 cards paying 5 x the stake.
+    return {
+        **_without(data, "draw_count", "passes", "win_rate"),
+        "multiplier": "5",
+        "max_units": 52,
+    }
+
+
+def _dealt_v1_to_v2(data: EventData) -> EventData:
+    # v1 recorded the whole deck in clear; v2 records only what the deal shows. A v1 deal
+    # keeps its deck (it is what was recorded) and has no pile record.
+    return {**data, "piles": None}
+
+
 def _card_drawn_v1_to_v2(data: EventData) -> EventData:
     # v1 recorded one card per event, from when only draw-one existed; v2 records a whole draw.
-    rest = {k: v for k, v in data.items() if k != "card"}
-    return {**rest, "cards": [data["card"]]}
+    return {**_without(data, "card"), "cards": [data["card"]]}
+
+
+def _card_drawn_v2_to_v3(data: EventData) -> EventData:
+    # Until v3 only Klondike drew, always from the stock onto the waste.
+    return {**data, "from": "stock", "to": "waste"}
+
+
+def _card_turned_v1_to_v2(data: EventData) -> EventData:
+    # v1 turned Klondike's columns only, named by number.
+    return {**_without(data, "column"), "pile": f"tableau:{int(data['column'])}"}
+
+
+def _undone_v1_to_v2(data: EventData) -> EventData:
+    # v1 undid one move and carried Klondike's waste fan, which the fold now restores from the
+    # state before the undone action.
+    move = {"from": data["from"], "to": data["to"], "cards": data["cards"]}
+    return {"action": data["action"], "moves": [move]}
+
+
+def _collected_v1_to_v2(data: EventData) -> EventData:
+    # Vegas's units were the cards on the foundations; v1 games were never given decks to
+    # reveal (a certification deck was recorded in clear by its v1 Dealt).
+    return {**_without(data, "foundation_count"), "units": data["foundation_count"], "deck": None}
+
+
+def _voided_v1_to_v2(data: EventData) -> EventData:
+    return {**data, "deck": None}
 
 
 #: (type name, version) -> function producing the data of version + 1.
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("StakePlaced", 1): _stake_placed_v1_to_v2,
+    ("Dealt", 1): _dealt_v1_to_v2,
     ("CardDrawn", 1): _card_drawn_v1_to_v2,
+    ("CardDrawn", 2): _card_drawn_v2_to_v3,
+    ("CardTurned", 1): _card_turned_v1_to_v2,
+    ("Undone", 1): _undone_v1_to_v2,
+    ("Collected", 1): _collected_v1_to_v2,
+    ("Voided", 1): _voided_v1_to_v2,
 }
 
 

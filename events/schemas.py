@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import Schema, fields, post_load, validate
+from marshmallow import Schema, ValidationError, fields, post_load, validate
 
 from events import catalog
 
 CARD_CODES = tuple(r + s for s in "SHDC" for r in "A23456789TJQK")
-PILE = validate.Regexp(r"^(stock|waste|tableau:[0-6]|foundation:[0-3])\Z")
+#: Pile ids as games name them: a kind, and a number when the game has several of that kind.
+PILE = validate.Regexp(r"^[a-z][a-z-]{0,19}(:[0-9]{1,3})?\Z")
 HEX_256 = validate.Regexp(r"^[0-9a-f]{64}\Z")
 CURRENCY = validate.Regexp(r"^[A-Z]{3}\Z")
 NON_NEGATIVE = validate.Range(min=0)
@@ -40,61 +41,101 @@ class EventSchema(Schema):
         )
 
 
+def _deck_length(cards: list[str]) -> None:
+    if len(cards) not in (52, 104):
+        raise ValidationError("a deck is 52 or 104 cards")
+
+
+def _pile() -> fields.String:
+    return fields.String(required=True, validate=PILE)
+
+
 class StakePlacedSchema(EventSchema):
     event_class = catalog.StakePlaced
     game_id = fields.String(required=True, validate=validate.Length(min=1, max=64))
     player_id = fields.String(required=True, validate=validate.Length(min=1, max=64))
     variant = fields.String(required=True, validate=validate.Length(min=1, max=32))
-    draw_count = fields.Integer(required=True, strict=True, validate=validate.Range(1, 3))
-    passes = fields.Integer(required=True, strict=True, validate=validate.Range(1, 3))
     stake = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
     currency = fields.String(required=True, validate=CURRENCY)
-    win_rate = fields.Integer(required=True, strict=True, validate=NON_NEGATIVE)
+    multiplier = fields.String(
+        required=True, validate=validate.Regexp(r"^[1-9][0-9]{0,3}(\.[0-9]{1,2})?\Z")
+    )
+    max_units = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
     paytable_id = fields.String(required=True)
     paytable_version = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
     rules_version = fields.String(required=True)
     certification = fields.Boolean(required=True)
 
 
+class DealtPileSchema(EventSchema):
+    event_class = catalog.DealtPile
+    pile = _pile()
+    down = fields.Integer(required=True, strict=True, validate=validate.Range(0, 104))
+    up = _cards()
+
+
 class DealtSchema(EventSchema):
     event_class = catalog.Dealt
-    deck = _cards(validate=validate.Length(equal=52))
     shuffle_algorithm = fields.String(required=True)
     seed_commitment = fields.String(required=True, allow_none=True, validate=HEX_256)
     client_seed = fields.String(required=True, allow_none=True)
+    piles = fields.List(fields.Nested(DealtPileSchema), required=True, allow_none=True)
+    deck = fields.List(_card(), required=True, allow_none=True, validate=_deck_length)
 
 
 class CardDrawnSchema(EventSchema):
     event_class = catalog.CardDrawn
-    cards = _cards(validate=validate.Length(min=1, max=3))
+    source = fields.String(required=True, data_key="from", validate=PILE)
+    target = fields.String(required=True, data_key="to", validate=PILE)
+    cards = _cards(validate=validate.Length(min=1, max=104))
 
 
 class StockRecycledSchema(EventSchema):
     event_class = catalog.StockRecycled
-    cards = fields.Integer(required=True, strict=True, validate=validate.Range(1, 24))
-    passes_left = fields.Integer(required=True, strict=True, validate=NON_NEGATIVE)
+    cards = fields.Integer(required=True, strict=True, validate=validate.Range(1, 104))
+    passes_left = fields.Integer(required=True, strict=True, allow_none=True, validate=NON_NEGATIVE)
 
 
 class CardMovedSchema(EventSchema):
     event_class = catalog.CardMoved
     source = fields.String(required=True, data_key="from", validate=PILE)
     target = fields.String(required=True, data_key="to", validate=PILE)
-    cards = _cards(validate=validate.Length(min=1, max=13))
+    cards = _cards(validate=validate.Length(min=1, max=104))
 
 
 class CardTurnedSchema(EventSchema):
     event_class = catalog.CardTurned
-    column = fields.Integer(required=True, strict=True, validate=validate.Range(0, 6))
+    pile = _pile()
     card = _card()
+
+
+class RemovedCardSchema(EventSchema):
+    event_class = catalog.RemovedCard
+    source = fields.String(required=True, data_key="from", validate=PILE)
+    card = _card()
+
+
+class PairRemovedSchema(EventSchema):
+    event_class = catalog.PairRemoved
+    cards = fields.List(
+        fields.Nested(RemovedCardSchema), required=True, validate=validate.Length(min=1, max=2)
+    )
+    target = fields.String(required=True, data_key="to", validate=PILE)
+
+
+class UndoneMoveSchema(EventSchema):
+    event_class = catalog.UndoneMove
+    source = fields.String(required=True, data_key="from", validate=PILE)
+    target = fields.String(required=True, data_key="to", validate=PILE)
+    cards = _cards(validate=validate.Length(min=1, max=104))
 
 
 class UndoneSchema(EventSchema):
     event_class = catalog.Undone
-    action = fields.String(required=True, validate=validate.OneOf(("draw", "move")))
-    source = fields.String(required=True, data_key="from", validate=PILE)
-    target = fields.String(required=True, data_key="to", validate=PILE)
-    cards = _cards(validate=validate.Length(min=1, max=3))
-    waste_fan = fields.Integer(required=True, strict=True, validate=validate.Range(0, 3))
+    action = fields.String(required=True, validate=validate.OneOf(("draw", "move", "remove")))
+    moves = fields.List(
+        fields.Nested(UndoneMoveSchema), required=True, validate=validate.Length(min=1)
+    )
 
 
 class AutoMoveSchema(EventSchema):
@@ -116,8 +157,9 @@ class CollectedSchema(EventSchema):
     reason = fields.String(required=True, validate=validate.OneOf(("player", "timeout")))
     winnings = fields.Integer(required=True, strict=True, validate=NON_NEGATIVE)
     currency = fields.String(required=True, validate=CURRENCY)
-    foundation_count = fields.Integer(required=True, strict=True, validate=validate.Range(0, 52))
+    units = fields.Integer(required=True, strict=True, validate=validate.Range(0, 104))
     server_seed = fields.String(required=True, allow_none=True, validate=HEX_256)
+    deck = fields.List(_card(), required=True, allow_none=True, validate=_deck_length)
 
 
 class VoidedSchema(EventSchema):
@@ -126,6 +168,7 @@ class VoidedSchema(EventSchema):
     refund = fields.Integer(required=True, strict=True, validate=NON_NEGATIVE)
     currency = fields.String(required=True, validate=CURRENCY)
     server_seed = fields.String(required=True, allow_none=True, validate=HEX_256)
+    deck = fields.List(_card(), required=True, allow_none=True, validate=_deck_length)
 
 
 class PlayerRegisteredSchema(EventSchema):
@@ -162,6 +205,7 @@ SCHEMAS: dict[type[Any], Schema] = {
         StockRecycledSchema,
         CardMovedSchema,
         CardTurnedSchema,
+        PairRemovedSchema,
         UndoneSchema,
         AutoCompletedSchema,
         CollectedSchema,

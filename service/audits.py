@@ -11,7 +11,7 @@ from typing import Any
 from service import audit
 from service.context import Actor
 from service.errors import GameNotFinished, InvalidArgument, NotFound
-from service.games import game_stream
+from service.game_service import game_stream
 from service.paytable import Paytable
 from service.replay import Replay, build_replay
 from service.storage.significant import SignificantEvent

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections import Counter
 from datetime import datetime
 
 import click
@@ -16,7 +17,10 @@ from service.access import STAFF_ROLES
 from service.audits import Audits
 from service.config import Settings
 from service.context import Actor
+from service.games import GAMES, game_named
 from service.rebuild import rebuild
+from service.rtp import simulate
+from service.rtp.bots import bot_for
 from service.wiring import build
 
 
@@ -25,6 +29,7 @@ def register(app: Flask) -> None:
     app.cli.add_command(projections_group)
     app.cli.add_command(keys_group)
     app.cli.add_command(audit_group)
+    app.cli.add_command(rtp_group)
 
 
 @click.group("db", help="The database: migrations.")
@@ -201,3 +206,52 @@ def audit_show(audit_id: uuid.UUID) -> None:
     finally:
         container.close()
     _print_audit(result)
+
+
+@click.group("rtp", help="The RTP lab: what each game returns to a reference bot.")
+def rtp_group() -> None:
+    pass
+
+
+@rtp_group.command(
+    "simulate",
+    help="Play N seeded deals of a game with its reference bot through the real decider, on "
+    "the Celery workers (or here with --local), and print mean units, full-win rate and RTP "
+    "with its 95% interval.",
+)
+@click.option("--game", "game_id", required=True, type=click.Choice(list(GAMES)))
+@click.option("--games", "count", default=10_000, show_default=True, type=click.IntRange(1))
+@click.option("--chunk", default=250, show_default=True, type=click.IntRange(1))
+@click.option("--multiplier", help="Report the RTP at this M instead of the game's own.")
+@click.option("--local", is_flag=True, help="Simulate in this process, without the workers.")
+def rtp_simulate(game_id: str, count: int, chunk: int, multiplier: str | None, local: bool) -> None:
+    starts = list(range(0, count, chunk))
+    histogram: Counter[int] = Counter()
+    with click.progressbar(length=count, label=f"{game_id} deals") as bar:
+        if local:
+            for start in starts:
+                size = min(chunk, count - start)
+                histogram.update(simulate.simulate(game_id, start, size))
+                bar.update(size)
+        else:
+            container = build(migrate=False)
+            try:
+                pending = [
+                    (container.send_task("vegas.rtp_chunk", game_id, s, min(chunk, count - s)), s)
+                    for s in starts
+                ]
+                for result, s in pending:
+                    part = result.get(timeout=3600)
+                    histogram.update({int(u): n for u, n in part.items()})
+                    bar.update(min(chunk, count - s))
+            finally:
+                container.close()
+    found = simulate.rtp_of(game_id, histogram, multiplier)
+    _, bot = bot_for(game_named(game_id))
+    click.echo(f"game        {game_id} ({bot}, {simulate.LAB})")
+    click.echo(f"deals       {found.games}")
+    click.echo(f"mean units  {found.mean_units:.3f} of {game_named(game_id).max_units}")
+    click.echo(f"full wins   {found.full_wins} ({found.full_wins / found.games:.2%})")
+    click.echo(
+        f"RTP at M={found.multiplier}  {found.rtp} (95% interval {found.low} to {found.high})"
+    )

@@ -1,7 +1,8 @@
 """Logging configuration changes to the significant-events log.
 
 Each web or worker process, when it starts, compares the configuration that affects play and
-money (paytables, idle policy, certification mode, big-win threshold, rules version) with the
+money (paytables, idle policy, certification mode, big-win threshold, each game's rules
+version and M) with the
 last one logged, and logs it if it differs. Under the write lock, so processes starting together
 log one change once."""
 
@@ -11,14 +12,17 @@ import hashlib
 
 from events.chain import canonical_json
 from service.config import Settings
+from service.games import GAMES
 from service.unit_of_work import UnitOfWork
-from service.variants import RULES_VERSION
 
 
 def configuration(settings: Settings) -> dict[str, object]:
     return {
         "environment": settings.environment,
-        "rules_version": RULES_VERSION,
+        "games": {
+            g.id: {"rules_version": g.rules_version, "multiplier": g.multiplier}
+            for g in GAMES.values()
+        },
         "certification_mode": settings.certification_mode,
         "idle_collect_after_seconds": int(settings.idle_collect_after.total_seconds()),
         "big_win_threshold": settings.big_win_threshold,

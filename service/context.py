@@ -6,8 +6,6 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from service.variants import RULES_VERSION
-
 Role = Literal["player", "operator", "auditor", "finance", "system"]
 
 
@@ -31,14 +29,19 @@ class RequestContext:
 
 
 def event_metadata(
-    request: RequestContext, paytable_id: str, paytable_version: int
+    request: RequestContext,
+    paytable_id: str,
+    paytable_version: int,
+    rules_version: str | None = None,
 ) -> dict[str, Any]:
-    """Who, which request, and the rules and paytable in force. When is the database's clock,
-    recorded by the store."""
-    return {
+    """Who, which request, and the rules (of a game's stream) and paytable in force. When is
+    the database's clock, recorded by the store."""
+    meta: dict[str, Any] = {
         "actor": request.actor.id,
         "role": request.actor.role,
         "request_id": request.request_id,
-        "rules_version": RULES_VERSION,
         "paytable": {"id": paytable_id, "version": paytable_version},
     }
+    if rules_version is not None:
+        meta["rules_version"] = rules_version
+    return meta

@@ -45,6 +45,13 @@ FOUNDATION_WRONG_SUIT = "foundation-wrong-suit"
 FOUNDATION_WRONG_RANK = "foundation-wrong-rank"
 NO_FOUNDATION_FITS = "no-foundation-fits"
 
+ACTION_NOT_ALLOWED = "action-not-allowed"  # the game has no such action
+NOT_ONE_RANK_APART = "not-one-rank-apart"  # golf: one rank above or below the waste's top
+NOTHING_ON_A_KING = "nothing-on-a-king"  # golf: no card goes on a King
+CARD_COVERED = "card-covered"  # pyramid: a card still covered by one it is not paired with
+PAIR_NOT_THIRTEEN = "pair-not-thirteen"  # pyramid: two cards whose ranks do not total 13
+ONLY_KING_ALONE = "only-king-alone"  # pyramid: a single card removed that is not a King
+
 # Turning and undo
 NOTHING_TO_TURN = "nothing-to-turn"
 TOP_CARD_FACE_UP = "top-card-face-up"

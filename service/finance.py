@@ -27,8 +27,8 @@ from psycopg.types.json import Jsonb
 
 from events.catalog import Collected, StakePlaced, Voided
 from events.codec import decode_game
+from service.games import GAMES
 from service.unit_of_work import UnitOfWork
-from service.variants import VARIANTS
 
 CHECKPOINT = "daily-totals"
 BATCH = 2_000
@@ -244,7 +244,7 @@ class DailyReport:
 
 
 def daily_report(uow: UnitOfWork, start: date, end: date, currency: str) -> DailyReport:
-    variants = sorted(VARIANTS)
+    variants = list(GAMES)
     with uow.conn.cursor() as cur:
         cur.execute(
             REPORT_SQL, {"start": start, "end": end, "currency": currency, "variants": variants}

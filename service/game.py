@@ -1,42 +1,74 @@
-"""The game aggregate as a decider.
+"""The game aggregate as a decider, generic over every registered game.
 
-``decide(state, command)`` validates a command against the state and returns the events it
-causes (or raises :class:`RuleViolation`); ``evolve(state, event)`` applies one event with no
-validation at all, so recorded history always replays. The state is the fold of the stream.
+``decide(state, command, sealed)`` validates a command against the state and returns the events
+it causes (or raises :class:`RuleViolation`); ``evolve(state, event)`` applies one event with no
+validation at all, so recorded history always replays. The state is the fold of the stream;
+``sealed`` is the server's secret: the cards the player has not seen, in sealed order, from
+which a draw or a turn takes the card it shows. The fold never holds an unseen card.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import reduce
 from typing import Literal
 
 from events.catalog import (
     AutoCompleted,
-    AutoMove,
     CardDrawn,
     CardMoved,
     CardTurned,
     Collected,
     Dealt,
     GameEvent,
+    PairRemoved,
     StakePlaced,
     StockRecycled,
     Undone,
+    UndoneMove,
     Voided,
 )
-from service import errors, klondike, shuffle
-from service.cards import Card, is_full_deck
+from events.catalog import DealtPile as DealtPileEvent
+from service import errors, shuffle
 from service.errors import RuleViolation
-from service.klondike import Layout, Move
-from service.paytable import CARDS_IN_DECK, Paytable
-from service.variants import RULES_VERSION, VARIANTS, Variant, variant_named
+from service.games import game_named
+from service.paytable import Paytable, winnings
+from service.rules import fold as table_fold
+from service.rules.actions import (
+    Draw,
+    MoveCards,
+    PlayAction,
+    Recycle,
+    Remove,
+    Turn,
+    Undo,
+)
+from service.rules.cards import Card
+from service.rules.game import GameRules, Reveal, check_deck
+from service.rules.table import DealtPile, Slot, Table, dealt_piles, from_dealt, seal
+
+__all__ = [
+    "INITIAL",
+    "Collect",
+    "Command",
+    "Draw",
+    "Game",
+    "MoveCards",
+    "PlayAction",
+    "Recycle",
+    "Remove",
+    "StartGame",
+    "Turn",
+    "Undo",
+    "Void",
+    "decide",
+    "evolve",
+    "fold",
+    "legal_commands",
+]
 
 Status = Literal["new", "in_progress", "complete", "collected", "voided"]
-LastAction = Literal[
-    "none", "deal", "draw", "recycle", "move", "turn", "undo", "auto-complete", "end"
-]
 
 # --- commands -----------------------------------------------------------------------------------
 
@@ -45,100 +77,76 @@ LastAction = Literal[
 class StartGame:
     game_id: str
     player_id: str
-    variant: str
+    variant: str  # the game's id
     stake: int
     paytable: Paytable
     deck: tuple[Card, ...]
     shuffle_algorithm: str
-    seed_commitment: str | None
+    seed_commitment: str
     client_seed: str | None = None
     certification: bool = False
 
 
 @dataclass(frozen=True, slots=True)
-class Draw:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class Recycle:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class MoveCards:
-    source: str
-    target: str
-    count: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    column: int
-
-
-@dataclass(frozen=True, slots=True)
-class Undo:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
 class Collect:
     reason: Literal["player", "timeout"] = "player"
-    server_seed: str | None = None  # hex; must match the commitment when the game has one
+    server_seed: str | None = None  # hex; must match the commitment of a seeded game
+    deck: tuple[Card, ...] | None = None  # a given deck, revealed; must match its commitment
+    NAME = "collect"
 
 
 @dataclass(frozen=True, slots=True)
 class Void:
     reason: str
     server_seed: str | None = None
+    deck: tuple[Card, ...] | None = None
 
 
-Command = StartGame | Draw | Recycle | MoveCards | Turn | Undo | Collect | Void
-PlayCommand = Draw | Recycle | MoveCards | Turn | Undo | Collect
+Command = StartGame | PlayAction | Collect | Void
+PlayCommand = PlayAction | Collect
 
 # --- state --------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class UndoRecord:
-    """What the last action did, if it may be undone."""
+    """What the last action did, if it may be undone, and the table it left."""
 
-    action: Literal["draw", "move"]
-    source: str
-    target: str
-    cards: tuple[Card, ...]
-    waste_fan: int  # the fan before the action
+    action: str  # "draw", "move" or "remove"
+    moves: tuple[UndoneMove, ...]
+    before: Table
 
 
 @dataclass(frozen=True, slots=True)
 class GameInfo:
-    """What the deal fixed: who plays, for what stake, under which rules, with which deck."""
+    """What the deal fixed: who plays which game, for what stake, under which rules."""
 
     game_id: str
     player_id: str
-    variant: Variant
+    rules: GameRules
     stake: int
     currency: str
-    win_rate: int
+    multiplier: str
+    max_units: int
     paytable_id: str
     paytable_version: int
     rules_version: str
     certification: bool
-    deck: tuple[Card, ...] = ()
     shuffle_algorithm: str = ""
     seed_commitment: str | None = None
     client_seed: str | None = None
+    legacy_deck: tuple[Card, ...] | None = None  # recorded in clear by v1 deals only
 
 
 @dataclass(frozen=True, slots=True)
 class Ending:
-    """How the game ended: paid out (collected) or refunded (voided)."""
+    """How the game ended: paid out (collected) or refunded (voided), and what it revealed."""
 
     payout: int
     refund: int
     reason: str
     server_seed: str | None
+    deck: tuple[Card, ...] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,23 +156,33 @@ class Game:
     status: Status = "new"
     version: int = 0  # events folded so far; equals the stream version
     info: GameInfo | None = None
-    layout: Layout | None = None
+    table: Table | None = None
     undo: UndoRecord | None = None
-    last_action: LastAction = "none"
+    last_action: str = "none"
     ending: Ending | None = None
-
-    @property
-    def foundation_count(self) -> int:
-        return self.layout.foundation_count if self.layout else 0
+    units: int = 0
 
     @property
     def winnings(self) -> int:
-        """What collecting now would pay: cards on the foundations times the win rate."""
-        return self.foundation_count * self.win_rate
+        """What collecting now would pay: floor(units x stake x M / max_units)."""
+        info = self.info
+        if info is None:
+            return 0
+        return winnings(self.units, info.stake, info.multiplier, info.max_units)
+
+    @property
+    def win_rate(self) -> int:
+        """One unit's worth at this stake, rounded down (exact for Vegas's 52-pence grid)."""
+        info = self.info
+        return winnings(1, info.stake, info.multiplier, info.max_units) if info else 0
 
     @property
     def is_over(self) -> bool:
         return self.status in ("collected", "voided")
+
+    @property
+    def rules(self) -> GameRules | None:
+        return self.info.rules if self.info else None
 
     # Shorthands for the fixed facts, empty before the deal.
     @property
@@ -176,8 +194,8 @@ class Game:
         return self.info.player_id if self.info else ""
 
     @property
-    def variant(self) -> Variant | None:
-        return self.info.variant if self.info else None
+    def variant(self) -> str:
+        return self.info.rules.id if self.info else ""
 
     @property
     def stake(self) -> int:
@@ -188,16 +206,12 @@ class Game:
         return self.info.currency if self.info else ""
 
     @property
-    def win_rate(self) -> int:
-        return self.info.win_rate if self.info else 0
+    def max_units(self) -> int:
+        return self.info.max_units if self.info else 0
 
     @property
     def certification(self) -> bool:
         return self.info.certification if self.info else False
-
-    @property
-    def deck(self) -> tuple[Card, ...]:
-        return self.info.deck if self.info else ()
 
     @property
     def seed_commitment(self) -> str | None:
@@ -224,6 +238,11 @@ class Game:
         """The server seed, revealed only once the game has ended."""
         return self.ending.server_seed if self.ending else None
 
+    @property
+    def revealed_deck(self) -> tuple[Card, ...] | None:
+        """A certification game's given deck, revealed only once the game has ended."""
+        return self.ending.deck if self.ending else None
+
 
 INITIAL = Game()
 MAX_REASON = 500
@@ -234,15 +253,37 @@ _CANNOT_UNDO: dict[str, str] = {
     "none": "nothing has been played yet",
     "deal": "the deal cannot be undone",
     "recycle": "recycling the stock cannot be undone",
-    "move": "a move between columns cannot be undone",
+    "move": "that move cannot be undone",
     "turn": "turning a card face up cannot be undone",
+    "draw": "a draw cannot be undone in this game",
+    "remove": "that removal cannot be undone",
     "undo": "an undo cannot itself be undone, and only the last action can be",
     "auto-complete": "auto-complete cannot be undone",
 }
 
 
-def decide(state: Game, command: Command) -> list[GameEvent]:
-    """The events ``command`` causes in ``state``; raises RuleViolation if it breaks a rule."""
+class SealedCardMissing(LookupError):
+    """The decider needed a card the player has not seen, and none was given (a bug in the
+    caller, or a verification with the seed still secret)."""
+
+
+def revealer(sealed: Sequence[Card]) -> Reveal:
+    """The card in a slot: its code, or the sealed deck's card for a sealed number."""
+
+    def reveal(slot: Slot) -> Card:
+        if isinstance(slot, str):
+            return slot
+        try:
+            return sealed[slot]
+        except (IndexError, KeyError) as exc:
+            raise SealedCardMissing(f"sealed card {slot} is not known here") from exc
+
+    return reveal
+
+
+def decide(state: Game, command: Command, sealed: Sequence[Card] = ()) -> list[GameEvent]:
+    """The events ``command`` causes in ``state``; raises RuleViolation if it breaks a rule.
+    ``sealed`` holds the cards the player has not seen, for a command that shows one."""
     if isinstance(command, StartGame):
         return _start(state, command)
     if state.status == "new":
@@ -255,72 +296,98 @@ def decide(state: Game, command: Command) -> list[GameEvent]:
         return [_collect(state, command)]
     if isinstance(command, Void):
         return [_void(state, command)]
+    info, table = state.info, state.table
+    assert info is not None
+    assert table is not None
     if state.status == "complete":
         raise RuleViolation(
-            errors.GAME_COMPLETE, "all 52 cards are on the foundations; collect the winnings"
+            errors.GAME_COMPLETE,
+            f"the game is won ({state.units} of {info.max_units}); collect the winnings",
         )
-    layout = state.layout
-    assert layout is not None
-    events: list[GameEvent]
-    if isinstance(command, Draw):
-        events = [CardDrawn(klondike.check_draw(layout))]
-    elif isinstance(command, Recycle):
-        klondike.check_recycle(layout)
-        events = [StockRecycled(len(layout.waste), layout.passes_left - 1)]
-    elif isinstance(command, MoveCards):
-        move = klondike.resolve_move(layout, command.source, command.target, command.count)
-        events = [CardMoved(move.source, move.target, move.cards)]
-    elif isinstance(command, Turn):
-        events = [CardTurned(command.column, klondike.check_turn(layout, command.column))]
-    elif isinstance(command, Undo):
-        events = [_undo(state)]
-    else:
-        raise TypeError(f"not a game command: {command!r}")
-    return _with_auto_complete(state, events)
+    if isinstance(command, Undo):
+        return [_undo(state)]
+    reveal = revealer(sealed)
+    events = info.rules.decide(table, command, reveal)
+    return events + _automatic(info.rules, _apply_all(table, events), reveal)
+
+
+def _apply_all(table: Table, events: Iterable[GameEvent]) -> Table:
+    for event in events:
+        table = table_fold.apply(table, event)
+    return table
+
+
+def _automatic(rules: GameRules, table: Table, reveal: Reveal) -> list[GameEvent]:
+    """What the rules then play by themselves, until nothing is left."""
+    played: list[GameEvent] = []
+    while more := rules.automatic(table, reveal):
+        played.extend(more)
+        table = _apply_all(table, more)
+    return played
+
+
+def hidden_cards(rules: GameRules, deck: Sequence[Card]) -> tuple[Card, ...]:
+    """The deal's face-down cards in sealed order: what the server keeps secret."""
+    return seal(rules.deal(deck))[1]
+
+
+def stake_placed(command: StartGame) -> StakePlaced:
+    """The first event of every game: the stake and the rules it is played under."""
+    rules = game_named(command.variant)
+    command.paytable.check_stake(command.stake)
+    return StakePlaced(
+        game_id=command.game_id,
+        player_id=command.player_id,
+        variant=rules.id,
+        stake=command.stake,
+        currency=command.paytable.currency,
+        multiplier=rules.multiplier,
+        max_units=rules.max_units,
+        paytable_id=command.paytable.id,
+        paytable_version=command.paytable.version,
+        rules_version=rules.rules_version,
+        certification=command.certification,
+    )
 
 
 def _start(state: Game, command: StartGame) -> list[GameEvent]:
     if state.status != "new":
         raise RuleViolation(errors.GAME_ALREADY_STARTED, "this game has already been dealt")
-    variant = variant_named(command.variant)
-    win_rate = command.paytable.win_rate(command.stake)
-    if not is_full_deck(command.deck):
-        raise RuleViolation(
-            errors.INVALID_DECK, "a deck is 52 distinct card codes (e.g. AS, TH, KC) in deal order"
-        )
-    return [
-        StakePlaced(
-            game_id=command.game_id,
-            player_id=command.player_id,
-            variant=variant.name,
-            draw_count=variant.draw_count,
-            passes=variant.passes,
-            stake=command.stake,
-            currency=command.paytable.currency,
-            win_rate=win_rate,
-            paytable_id=command.paytable.id,
-            paytable_version=command.paytable.version,
-            rules_version=RULES_VERSION,
-            certification=command.certification,
-        ),
-        Dealt(
-            deck=tuple(command.deck),
-            shuffle_algorithm=command.shuffle_algorithm,
-            seed_commitment=command.seed_commitment,
-            client_seed=command.client_seed,
-        ),
-    ]
+    placed = stake_placed(command)
+    rules = game_named(command.variant)
+    check_deck(command.deck, rules.decks)
+    sealed_table, hidden = seal(rules.deal(command.deck))
+    dealt = Dealt(
+        shuffle_algorithm=command.shuffle_algorithm,
+        seed_commitment=command.seed_commitment,
+        client_seed=command.client_seed,
+        piles=tuple(DealtPileEvent(p.pile, p.down, p.up) for p in dealt_piles(sealed_table)),
+    )
+    return [placed, dealt, *_automatic(rules, sealed_table, revealer(hidden))]
 
 
-def _check_reveal(state: Game, server_seed: str | None) -> None:
-    """A game with a commitment ends only by revealing the seed that matches it."""
-    if state.seed_commitment is None:
-        if server_seed is not None:
+def _check_reveal(state: Game, server_seed: str | None, deck: tuple[Card, ...] | None) -> None:
+    """A game ends only by revealing the seed (or given deck) that matches its commitment."""
+    info = state.info
+    assert info is not None
+    commitment = info.seed_commitment
+    if commitment is None:  # a v1 deal from a given deck: recorded in clear, nothing to reveal
+        if server_seed is not None or deck is not None:
             raise RuleViolation(errors.SEED_MISMATCH, "this game was dealt from a given deck")
+        return
+    if info.shuffle_algorithm == shuffle.CERTIFICATION_DECK:
+        if deck is None:
+            raise RuleViolation(errors.SEED_REQUIRED, "ending this game must reveal its deck")
+        if server_seed is not None:
+            raise RuleViolation(
+                errors.SEED_MISMATCH, "this game was dealt from a given deck: it reveals no seed"
+            )
+        if not shuffle.deck_matches(deck, commitment):
+            raise RuleViolation(errors.SEED_MISMATCH, "the deck does not match the commitment")
         return
     if server_seed is None:
         raise RuleViolation(errors.SEED_REQUIRED, "ending this game must reveal its server seed")
-    if not shuffle.seed_matches(server_seed, state.seed_commitment):
+    if deck is not None or not shuffle.seed_matches(server_seed, commitment):
         raise RuleViolation(errors.SEED_MISMATCH, "the seed does not match the game's commitment")
 
 
@@ -329,13 +396,14 @@ def _collect(state: Game, command: Collect) -> Collected:
         raise RuleViolation(
             errors.INVALID_REASON, "a game is collected by the player or by timeout"
         )
-    _check_reveal(state, command.server_seed)
+    _check_reveal(state, command.server_seed, command.deck)
     return Collected(
         reason=command.reason,
         winnings=state.winnings,
         currency=state.currency,
-        foundation_count=state.foundation_count,
+        units=state.units,
         server_seed=command.server_seed,
+        deck=command.deck,
     )
 
 
@@ -344,119 +412,124 @@ def _void(state: Game, command: Void) -> Voided:
         raise RuleViolation(
             errors.INVALID_REASON, f"a void needs a reason of 1 to {MAX_REASON} characters"
         )
-    _check_reveal(state, command.server_seed)
+    _check_reveal(state, command.server_seed, command.deck)
     return Voided(
         reason=command.reason,
         refund=state.stake,
         currency=state.currency,
         server_seed=command.server_seed,
+        deck=command.deck,
     )
 
 
 def _undo(state: Game) -> Undone:
     record = state.undo
     if record is None:
+        rules = state.rules
+        assert rules is not None
         reason = _CANNOT_UNDO.get(state.last_action, "that action cannot be undone")
-        raise RuleViolation(
-            errors.UNDO_NOT_ALLOWED,
-            f"{reason}; undo reverses only the last draw, move from the waste, or move between "
-            "a foundation and a column",
-        )
-    return Undone(record.action, record.source, record.target, record.cards, record.waste_fan)
-
-
-def _with_auto_complete(state: Game, events: list[GameEvent]) -> list[GameEvent]:
-    after = fold(events, state)
-    assert after.layout is not None
-    if klondike.can_auto_complete(after.layout):
-        moves = klondike.auto_complete_moves(after.layout)
-        events.append(AutoCompleted(tuple(AutoMove(m.source, m.target, m.cards[0]) for m in moves)))
-    return events
+        raise RuleViolation(errors.UNDO_NOT_ALLOWED, f"{reason}; {rules.undo_rule}")
+    return Undone(record.action, record.moves)
 
 
 # --- evolve -------------------------------------------------------------------------------------
 
 
-def _undoable(move: Move) -> bool:
-    """Undo covers waste->column/foundation and foundation<->column, never column->column."""
-    if move.source == klondike.WASTE:
-        return True
-    return move.source.startswith("foundation") != move.target.startswith("foundation")
+def _undo_record(event: GameEvent, before: Table) -> UndoRecord | None:
+    if isinstance(event, CardMoved):
+        return UndoRecord("move", (UndoneMove(event.source, event.target, event.cards),), before)
+    if isinstance(event, CardDrawn):
+        return UndoRecord("draw", (UndoneMove(event.source, event.target, event.cards),), before)
+    if isinstance(event, PairRemoved):
+        moves = tuple(UndoneMove(c.source, event.target, (c.card,)) for c in event.cards)
+        return UndoRecord("remove", moves, before)
+    return None
+
+
+def _reversed(table: Table, event: Undone) -> Table:
+    """Put an undone action's cards back where they came from (only for a stream whose state
+    kept no undo record, which the decider never writes: the fold must still not fail)."""
+    for move in reversed(event.moves):
+        table = table_fold.apply(table, CardMoved(move.target, move.source, move.cards))
+    return table
+
+
+#: The events play makes (folded by the rules core), and the last action each one is.
+_PLAY: dict[type, str] = {
+    CardMoved: "move",
+    CardDrawn: "draw",
+    CardTurned: "turn",
+    StockRecycled: "recycle",
+    PairRemoved: "remove",
+    AutoCompleted: "auto-complete",
+}
 
 
 def evolve(state: Game, event: GameEvent) -> Game:
     """The state after ``event``. Never validates: recorded history must always replay."""
+    info = state.info
+    table = state.table
+    action = _PLAY.get(type(event))
+    if action is not None and info is not None and table is not None:
+        # The hot path: one play event. Won means every unit reached, for every game.
+        rules = info.rules
+        after = table_fold.apply(table, event)
+        undo = _undo_record(event, table) if rules.undoable(event, table) else None
+        units = rules.units(after)
+        status: Status = "complete" if units == rules.max_units else "in_progress"
+        return Game(status, state.version + 1, info, after, undo, action, None, units)
     version = state.version + 1
-    layout = state.layout
     if isinstance(event, StakePlaced):
         info = GameInfo(
             game_id=event.game_id,
             player_id=event.player_id,
-            variant=_variant(event),
+            rules=game_named(event.variant),
             stake=event.stake,
             currency=event.currency,
-            win_rate=event.win_rate,
+            multiplier=event.multiplier,
+            max_units=event.max_units,
             paytable_id=event.paytable_id,
             paytable_version=event.paytable_version,
             rules_version=event.rules_version,
             certification=event.certification,
         )
-        return Game("new", version, info, None, None, "none", None)
+        return Game("new", version, info, None, None, "none", None, 0)
+    assert info is not None  # StakePlaced comes first
     if isinstance(event, Dealt):
-        assert state.info is not None  # StakePlaced comes first
+        rules = info.rules
         info = replace(
-            state.info,
-            deck=event.deck,
+            info,
             shuffle_algorithm=event.shuffle_algorithm,
             seed_commitment=event.seed_commitment,
             client_seed=event.client_seed,
+            legacy_deck=event.deck,
         )
-        layout = klondike.deal(event.deck, info.variant.draw_count, info.variant.passes)
-        return Game("in_progress", version, info, layout, None, "deal", None)
-    if isinstance(event, Collected):
-        ending = Ending(event.winnings, 0, event.reason, event.server_seed)
-        return Game("collected", version, state.info, layout, None, "end", ending)
-    if isinstance(event, Voided):
-        ending = Ending(0, event.refund, event.reason, event.server_seed)
-        return Game("voided", version, state.info, layout, None, "end", ending)
-    assert layout is not None  # play events follow the deal
-    undo: UndoRecord | None = None
-    action: LastAction
-    if isinstance(event, CardDrawn):
-        undo = UndoRecord("draw", klondike.STOCK, klondike.WASTE, event.cards, layout.waste_fan)
-        layout, action = klondike.apply_draw(layout, event.cards), "draw"
-    elif isinstance(event, StockRecycled):
-        layout, action = klondike.apply_recycle(layout), "recycle"
-    elif isinstance(event, CardMoved):
-        move = Move(event.source, event.target, event.cards)
-        if _undoable(move):
-            undo = UndoRecord("move", move.source, move.target, move.cards, layout.waste_fan)
-        layout, action = klondike.apply_move(layout, move), "move"
-    elif isinstance(event, CardTurned):
-        layout, action = klondike.apply_turn(layout, event.column), "turn"
-    elif isinstance(event, Undone):
-        if event.action == "draw":
-            layout = klondike.undo_draw(layout, event.cards, event.waste_fan)
+        if event.piles is not None:
+            shown = (DealtPile(p.pile, p.down, p.up) for p in event.piles)
+            table = from_dealt(rules.layout, shown, rules.passes)
         else:
-            move = Move(event.source, event.target, event.cards)
-            layout = klondike.undo_move(layout, move, event.waste_fan)
-        action = "undo"
-    elif isinstance(event, AutoCompleted):
-        for m in event.moves:
-            layout = klondike.apply_move(layout, Move(m.source, m.target, (m.card,)))
-        action = "auto-complete"
-    else:
-        raise TypeError(f"not a game event: {event!r}")
-    status: Status = "complete" if layout.foundation_count == CARDS_IN_DECK else "in_progress"
-    return Game(status, version, state.info, layout, undo, action, None)
+            table = rules.deal(event.deck or ())  # v1: the deck was recorded in clear
+        return _in_play(version, info, table, None, "deal")
+    if isinstance(event, Collected):
+        ending = Ending(event.winnings, 0, event.reason, event.server_seed, event.deck)
+        return Game("collected", version, info, table, None, "end", ending, state.units)
+    if isinstance(event, Voided):
+        ending = Ending(0, event.refund, event.reason, event.server_seed, event.deck)
+        return Game("voided", version, info, table, None, "end", ending, state.units)
+    assert table is not None  # play events follow the deal
+    if isinstance(event, Undone):
+        record = state.undo
+        table = record.before if record is not None else _reversed(table, event)
+        return _in_play(version, info, table, None, "undo")
+    raise TypeError(f"not a game event: {event!r}")
 
 
-def _variant(event: StakePlaced) -> Variant:
-    # The event records the draw count and passes played, so replay never depends on today's
-    # variant table.
-    known = VARIANTS.get(event.variant)
-    title = known.title if known else event.variant
-    return Variant(event.variant, event.draw_count, event.passes, title)
+def _in_play(
+    version: int, info: GameInfo, table: Table, undo: UndoRecord | None, action: str
+) -> Game:
+    units = info.rules.units(table)
+    status: Status = "complete" if units == info.rules.max_units else "in_progress"
+    return Game(status, version, info, table, undo, action, None, units)
 
 
 def fold(events: Iterable[GameEvent], state: Game = INITIAL) -> Game:
@@ -472,17 +545,22 @@ def legal_commands(state: Game) -> list[PlayCommand]:
     if state.status not in ("in_progress", "complete"):
         return []
     commands: list[PlayCommand] = []
-    layout = state.layout
-    if state.status == "in_progress" and layout is not None:
-        if layout.stock:
-            commands.append(Draw())
-        if klondike.can_recycle(layout):
-            commands.append(Recycle())
-        commands.extend(
-            MoveCards(m.source, m.target, len(m.cards)) for m in klondike.legal_moves(layout)
-        )
-        commands.extend(Turn(c) for c in klondike.turnable_columns(layout))
+    info, table = state.info, state.table
+    if state.status == "in_progress" and info is not None and table is not None:
+        commands.extend(info.rules.legal_actions(table))
         if state.undo is not None:
             commands.append(Undo())
     commands.append(Collect())
     return commands
+
+
+def sealed_from_stream(events: Sequence[GameEvent]) -> dict[int, Card]:
+    """The sealed cards a recorded stream showed, by sealed number: how an unfinished game is
+    re-decided without its secret (each showing is then checked against the revealed deck)."""
+    shown: dict[int, Card] = {}
+    state = INITIAL
+    for event in events:
+        if state.table is not None:
+            shown.update(table_fold.reveals(state.table, event))
+        state = evolve(state, event)
+    return shown

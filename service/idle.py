@@ -17,7 +17,7 @@ from events.records import ConcurrencyConflict
 from service import errors
 from service.context import Actor, RequestContext
 from service.errors import RuleViolation, VersionMismatch
-from service.games import Games
+from service.game_service import Games
 from service.unit_of_work import UnitOfWork
 
 log = logging.getLogger(__name__)

@@ -1,23 +1,46 @@
-"""Stakes and the Las Vegas paytable: each card on the foundations pays ``stake * 5 / 52``.
+"""Stakes and what a game pays: floor(units x stake x M / max_units).
 
-All amounts are integer minor units. Stakes are whole multiples of 52 so the win rate is a whole
-number of minor units and 52 cards pay exactly five times the stake. Paytables are configuration
-with an id and a version; a game records the ones it was played under.
+Every game pays for units (cards on the foundations for most games); a full win reaches
+``max_units`` and pays M times the stake, and the house keeps any fraction of a minor unit. All
+amounts are integer minor units. Stakes are whole multiples of 52, so Vegas Klondike's card
+(``stake * 5 / 52``) is a whole number of minor units and 52 cards pay exactly five times the
+stake. Stake limits are configuration with an id and a version, one table per currency; a game
+records the one it was played under, and the M and max_units of its rules.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from service import errors
 from service.errors import RuleViolation
 
-CARDS_IN_DECK = 52
-#: All 52 cards on the foundations pay this many times the stake (seed 001: $52 in, $260 out).
-FULL_PAYOUT_MULTIPLE = 5
+#: Stakes are multiples of this, so Vegas's 52 cards each pay whole minor units.
+STAKE_GRID = 52
+
+
+#: M is a decimal of at most two places ("5", "1.3"), so every payout is exact integer maths.
+MULTIPLIER = re.compile(r"[1-9][0-9]{0,3}(\.[0-9]{1,2})?")
+
+
+@lru_cache(maxsize=64)
+def hundredths(multiplier: str) -> int:
+    """M in hundredths: "5" -> 500, "1.3" -> 130."""
+    if MULTIPLIER.fullmatch(multiplier) is None:
+        raise ValueError(f"M must be a decimal with at most two places, not {multiplier!r}")
+    whole, _, part = multiplier.partition(".")
+    return int(whole) * 100 + int((part + "00")[:2])
+
+
+def winnings(units: int, stake: int, multiplier: str, max_units: int) -> int:
+    """What ``units`` pay at this stake: floor(units x stake x M / max_units). The one place
+    the payout formula lives: play, collection, verification and the RTP lab all call it."""
+    return units * stake * hundredths(multiplier) // (100 * max_units)
 
 
 def format_minor(amount: int, currency: str) -> str:
@@ -33,7 +56,9 @@ class Quote:
 
     stake: int
     currency: str
-    win_rate: int
+    win_rate: int  # one unit's worth, rounded down (exact for Vegas)
+    multiplier: str
+    max_units: int
     max_payout: int
     max_net_win: int
     previous_stake: int | None
@@ -53,7 +78,7 @@ class Paytable:
     def __post_init__(self) -> None:
         # A bad paytable must never reach a player: refuse it when configuration is loaded.
         bounds = (self.min_stake, self.default_stake, self.max_stake, *self.ladder)
-        if any(s % CARDS_IN_DECK for s in bounds):
+        if any(s % STAKE_GRID for s in bounds):
             raise ValueError(f"paytable {self.id}: every stake must be a multiple of 52")
         if not 0 < self.min_stake <= self.default_stake <= self.max_stake:
             raise ValueError(f"paytable {self.id}: need 0 < min <= default <= max")
@@ -79,29 +104,27 @@ class Paytable:
     def check_stake(self, stake: int) -> None:
         """Refuse a stake outside the range or not a multiple of 52, naming what is allowed."""
         allowed = (
-            f"stakes are multiples of {CARDS_IN_DECK} from {self.min_stake} to {self.max_stake} "
+            f"stakes are multiples of {STAKE_GRID} from {self.min_stake} to {self.max_stake} "
             f"{self.currency} minor units ({format_minor(self.min_stake, self.currency)} to "
             f"{format_minor(self.max_stake, self.currency)})"
         )
         if not self.min_stake <= stake <= self.max_stake:
             raise RuleViolation(errors.STAKE_OUT_OF_RANGE, f"stake {stake} refused: {allowed}")
-        if stake % CARDS_IN_DECK:
+        if stake % STAKE_GRID:
             raise RuleViolation(errors.STAKE_NOT_MULTIPLE, f"stake {stake} refused: {allowed}")
 
-    def win_rate(self, stake: int) -> int:
-        """What one card on the foundations is worth at this stake."""
+    def quote(self, stake: int, multiplier: str, max_units: int) -> Quote:
+        """What a stake pays in a game of this M and max_units."""
         self.check_stake(stake)
-        return stake * FULL_PAYOUT_MULTIPLE // CARDS_IN_DECK
-
-    def quote(self, stake: int) -> Quote:
-        rate = self.win_rate(stake)
-        max_payout = rate * CARDS_IN_DECK
+        max_payout = winnings(max_units, stake, multiplier, max_units)
         below = bisect_left(self.ladder, stake)
         above = bisect_right(self.ladder, stake)
         return Quote(
             stake=stake,
             currency=self.currency,
-            win_rate=rate,
+            win_rate=winnings(1, stake, multiplier, max_units),
+            multiplier=multiplier,
+            max_units=max_units,
             max_payout=max_payout,
             max_net_win=max_payout - stake,
             previous_stake=self.ladder[below - 1] if below > 0 else None,

@@ -1,9 +1,10 @@
 """The regulatory replay of one game: every recorded event with who and when, the state after
 it, the outcome, and a verification block (seed, deck, rules, hash chain, payout, ledger).
 
-Players see their own finished games with the masking of play: face-down cards, the stock
-order and the dealt deck stay hidden in each step. Auditors see everything, in-progress games
-included (whose seed is still secret, so the seed checks are pending)."""
+Players see their own finished games with the masking of play: face-down cards and the stock
+stay counts in each step. Auditors see a finished game's every card at every step (its seed or
+deck is revealed), and an unfinished one exactly as its player does (its seed is still secret,
+so the seed checks are pending)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from events.codec import decode_game
+from events.codec import InvalidEvent, UnknownEvent, decode_game
 from events.records import RecordedEvent
 from service import game as g
+from service.errors import RuleViolation
+from service.game_service import MASKED
 from service.paytable import Paytable
 from service.verification import GameVerification, PostingRow, verify_game
-from service.views import full_view, player_view
-
-MASKED = "hidden until the game ends"
+from service.views import full_view, player_view, revealed_deck
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,15 +45,23 @@ def build_replay(
     """Replay ``records`` (a whole game stream) up to ``to_version``."""
     verification = verify_game(records, postings, paytables)
     shown = records if to_version is None else records[:to_version]
-    view = player_view if masked else full_view
+    ended = verification.state.is_over
+    deck = None if masked else revealed_deck(verification.state)
+
+    def view(state: g.Game) -> dict[str, Any]:
+        return player_view(state) if masked else full_view(state, deck)
+
     state = g.INITIAL
     steps = []
     for record in shown:
-        event = decode_game(record.type, record.schema_version, record.data)
-        state = g.evolve(state, event)
+        try:
+            event = decode_game(record.type, record.schema_version, record.data)
+            state = g.evolve(state, event)
+        except (InvalidEvent, UnknownEvent, RuleViolation, LookupError):
+            break  # an edited record the game cannot fold: the verification names it
         data = dict(record.data)
-        if masked and record.type == "Dealt":
-            data["deck"] = MASKED
+        if record.type == "Dealt" and data.get("deck") is not None and (masked or not ended):
+            data["deck"] = MASKED  # a v1 deal recorded its deck in clear
         steps.append(
             {
                 "version": record.version,
@@ -64,7 +73,7 @@ def build_replay(
                 "data": data,
                 "hash": record.hash,
                 # Before the deal there is no layout to show: the stake is in ``data``.
-                "state": view(state) if state.layout is not None else None,
+                "state": view(state) if state.table is not None else None,
             }
         )
     outcome = {
@@ -73,7 +82,9 @@ def build_replay(
         "stake": state.stake,
         "currency": state.currency,
         "win_rate": state.win_rate,
-        "foundation_count": state.foundation_count,
+        "units": state.units,
+        "max_units": state.max_units,
+        "foundation_count": state.units,
         "winnings": state.winnings,
         "payout": state.payout,
         "refund": state.refund,
@@ -86,7 +97,7 @@ def build_replay(
         latest_version=len(records),
         masked=masked,
         steps=tuple(steps),
-        final=view(state) if state.layout is not None else None,
+        final=view(state) if state.table is not None else None,
         outcome=outcome,
         verification=verification,
     )

@@ -12,9 +12,9 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-from service.cards import CANONICAL_DECK, Card
+from service.rules.cards import Card, canonical_deck
 
 ALGORITHM = "hmac-sha256-fisher-yates/1"
 #: Recorded instead of ALGORITHM when a certification game is given its deck outright.
@@ -47,6 +47,16 @@ def seed_matches(server_seed_hex: str, seed_commitment: str) -> bool:
     return hmac.compare_digest(commitment(seed), seed_commitment)
 
 
+def deck_commitment(deck: Sequence[Card]) -> str:
+    """What a certification game given its deck commits to: SHA-256 of the codes in deal order,
+    separated by single spaces (ASCII), lowercase hex."""
+    return hashlib.sha256(" ".join(deck).encode("ascii")).hexdigest()
+
+
+def deck_matches(deck: Sequence[Card], seed_commitment: str) -> bool:
+    return hmac.compare_digest(deck_commitment(deck), seed_commitment)
+
+
 def check_client_seed(client_seed: str) -> None:
     """Client seeds are 1-64 printable ASCII characters, so every implementation encodes them
     the same way."""
@@ -77,14 +87,17 @@ def uniform_below(words: Iterator[int], n: int) -> int:
     raise AssertionError("the word stream is endless")  # pragma: no cover
 
 
-def derive_deck(server_seed: bytes, client_seed: str | None = None) -> tuple[Card, ...]:
-    """The 52 cards in deal order for this seed pair (``None`` client seed = empty string)."""
+def derive_deck(
+    server_seed: bytes, client_seed: str | None = None, decks: int = 1
+) -> tuple[Card, ...]:
+    """The ``decks`` x 52 cards in deal order for this seed pair (``None`` client seed = empty
+    string). One deck shuffles the canonical deck; two shuffle two canonical decks in a row."""
     if len(server_seed) != SEED_BYTES:
         raise ValueError("the server seed is exactly 32 bytes")
     if client_seed is not None:
         check_client_seed(client_seed)
     words = _words(server_seed, client_seed or "")
-    deck = list(CANONICAL_DECK)
+    deck = list(canonical_deck(decks))
     for i in range(len(deck) - 1, 0, -1):
         j = uniform_below(words, i + 1)
         deck[i], deck[j] = deck[j], deck[i]

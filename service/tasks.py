@@ -17,6 +17,7 @@ from celery import shared_task
 from service import audit, finance, idle
 from service.config import Settings
 from service.configuration_log import log_configuration
+from service.rtp import simulate
 from service.wiring import Container, build
 
 log = logging.getLogger(__name__)
@@ -81,3 +82,10 @@ def run_audit(audit_id: str, chunks: list[list[str]]) -> int:
 def audit_chunk(audit_id: str, units: list[str]) -> int:
     c = services()
     return audit.check_chunk(c.unit_of_work, uuid.UUID(audit_id), units, c.settings.paytables)
+
+
+@shared_task(name="vegas.rtp_chunk")
+def rtp_chunk(game_id: str, start: int, count: int) -> dict[str, int]:
+    """Simulate deals start..start+count-1 of a game with its reference bot: units -> games.
+    Pure and seeded, so a chunk delivered twice gives the same answer."""
+    return {str(units): n for units, n in simulate.simulate(game_id, start, count).items()}

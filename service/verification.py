@@ -14,13 +14,13 @@ from typing import Literal
 
 from events import chain
 from events.catalog import (
-    AutoCompleted,
     CardDrawn,
     CardMoved,
     CardTurned,
     Collected,
     Dealt,
     GameEvent,
+    PairRemoved,
     StakePlaced,
     StockRecycled,
     Undone,
@@ -31,7 +31,10 @@ from events.records import RecordedEvent
 from service import game as g
 from service import ledger, shuffle
 from service.errors import RuleViolation
-from service.paytable import CARDS_IN_DECK, FULL_PAYOUT_MULTIPLE, Paytable
+from service.paytable import Paytable, winnings
+from service.rules import fold as table_fold
+from service.rules.cards import Card
+from service.views import revealed_deck
 
 Status = Literal["pass", "fail", "pending", "not-applicable"]
 CHECKS = ("hash-chain", "seed-commitment", "deck", "rules", "payout", "ledger")
@@ -107,8 +110,21 @@ def verify_game(
     ):
         result.fail("rules", f"{stream} v1", "StakePlaced then Dealt", [e.TYPE for e in events[:2]])
         return result
-    _check_rules(result, events, paytables)
-    _check_seed(result, events)
+    try:
+        rules = g.fold(events[:1]).rules
+    except RuleViolation as exc:  # an unknown game: nothing else can be checked
+        result.fail("rules", f"{stream} v1", "a game this server knows", exc)
+        return result
+    assert rules is not None
+    for version, event in enumerate(events, start=1):
+        unknown = table_fold.piles_named(event) - set(rules.layout.ids)
+        if unknown:  # not foldable: nothing after it can be checked
+            result.fail("rules", f"{stream} v{version}", f"piles of {rules.id}", sorted(unknown))
+            return result
+    deck = _check_seed(result, events)
+    _check_rules(result, events, paytables, deck)
+    if deck is not None and result.checks["deck"] != "not-applicable":
+        _check_shown(result, events, deck)
     _check_payout(result, events)
     _check_ledger(result, events, postings)
     return result
@@ -120,7 +136,7 @@ def _location(stream: str, version: int) -> str:
 
 def _recorded_paytable(placed: StakePlaced, paytables: Mapping[str, Paytable]) -> Paytable:
     """The paytable the game recorded: today's configuration if it is the same id and version,
-    else one reconstructed from the event (which still enforces multiples of 52)."""
+    else one reconstructed from the event (which still enforces the stake grid)."""
     configured = paytables.get(placed.currency)
     if configured is not None and (configured.id, configured.version) == (
         placed.paytable_id,
@@ -147,112 +163,194 @@ def _command_for(event: GameEvent) -> g.Command | None:
     if isinstance(event, CardMoved):
         return g.MoveCards(event.source, event.target, len(event.cards))
     if isinstance(event, CardTurned):
-        return g.Turn(event.column)
+        return g.Turn(event.pile)
+    if isinstance(event, PairRemoved):
+        return g.Remove(tuple(c.source for c in event.cards))
     if isinstance(event, Undone):
         return g.Undo()
     if isinstance(event, Collected):
         reason: Literal["player", "timeout"] = "timeout" if event.reason == "timeout" else "player"
-        return g.Collect(reason=reason, server_seed=event.server_seed)
+        return g.Collect(reason=reason, server_seed=event.server_seed, deck=event.deck)
     if isinstance(event, Voided):
-        return g.Void(event.reason, event.server_seed)
-    return None
+        return g.Void(event.reason, event.server_seed, event.deck)
+    return None  # AutoCompleted: only ever a command's consequence
+
+
+def _start_command(
+    placed: StakePlaced, dealt: Dealt, paytables: Mapping[str, Paytable], deck: Sequence[Card]
+) -> g.StartGame:
+    return g.StartGame(
+        game_id=placed.game_id,
+        player_id=placed.player_id,
+        variant=placed.variant,
+        stake=placed.stake,
+        paytable=_recorded_paytable(placed, paytables),
+        deck=tuple(deck),
+        shuffle_algorithm=dealt.shuffle_algorithm,
+        seed_commitment=dealt.seed_commitment or "",
+        client_seed=dealt.client_seed,
+        certification=placed.certification,
+    )
+
+
+def _shown(events: Sequence[GameEvent]) -> list[tuple[int, int, Card]]:
+    """Every sealed card the stream showed: (version, sealed number, card)."""
+    shown: list[tuple[int, int, Card]] = []
+    state = g.INITIAL
+    for version, event in enumerate(events, start=1):
+        if state.table is not None:
+            shown.extend((version, n, c) for n, c in table_fold.reveals(state.table, event))
+        state = g.evolve(state, event)
+    return shown
 
 
 def _check_rules(
-    result: GameVerification, events: list[GameEvent], paytables: Mapping[str, Paytable]
+    result: GameVerification,
+    events: list[GameEvent],
+    paytables: Mapping[str, Paytable],
+    deck: tuple[Card, ...] | None,
 ) -> None:
     """Replay the commands the events imply through the decider: every rule is checked again,
-    and the decider must produce exactly the recorded events (auto-complete included)."""
+    and the decider must produce exactly the recorded events (automatic play included). Sealed
+    cards come from what the stream showed; the deck check holds those to the revealed deck."""
     stream = result.stream_id
     placed, dealt = events[0], events[1]
     assert isinstance(placed, StakePlaced)
     assert isinstance(dealt, Dealt)
+    start = 2
     try:
-        start = g.StartGame(
-            game_id=placed.game_id,
-            player_id=placed.player_id,
-            variant=placed.variant,
-            stake=placed.stake,
-            paytable=_recorded_paytable(placed, paytables),
-            deck=dealt.deck,
-            shuffle_algorithm=dealt.shuffle_algorithm,
-            seed_commitment=dealt.seed_commitment,
-            client_seed=dealt.client_seed,
-            certification=placed.certification,
-        )
-        expected = g.decide(g.INITIAL, start)
+        command = _start_command(placed, dealt, paytables, deck or ())
+        if g.stake_placed(command) != placed:
+            result.fail("rules", _location(stream, 1), g.stake_placed(command), placed)
+        if deck is not None and dealt.deck is None:
+            expected = g.decide(g.INITIAL, command)
+            start = len(expected)
+            if expected != events[:start]:
+                result.fail("deck", _location(stream, 2), expected[1:], events[1:start])
     except (RuleViolation, ValueError) as exc:
         result.fail("rules", _location(stream, 1), "a valid deal", exc)
-        expected = []
-    if expected != events[:2]:
-        result.fail("rules", _location(stream, 1), expected, events[:2])
-    state = g.fold(events[:2])
-    i = 2
+    sealed = {n: c for _, n, c in _shown(events)}
+    state = g.fold(events[:start])
+    i = start
     while i < len(events):
         event = events[i]
-        command = _command_for(event)
-        if command is None:  # an AutoCompleted that no command caused
+        command_i = _command_for(event)
+        if command_i is None:  # automatic play that no command caused
             result.fail("rules", _location(stream, i + 1), "a command's event", event.TYPE)
             state = g.evolve(state, event)
             i += 1
             continue
-        width = 2 if i + 1 < len(events) and isinstance(events[i + 1], AutoCompleted) else 1
-        recorded = events[i : i + width]
         try:
-            decided = g.decide(state, command)
+            decided = g.decide(state, command_i, sealed)  # type: ignore[arg-type]
         except RuleViolation as exc:
             result.fail("rules", _location(stream, i + 1), "a legal command", f"{exc.code}: {exc}")
-        else:
-            if decided != recorded:
-                result.fail("rules", _location(stream, i + 1), decided, recorded)
+            decided = [event]
+        except g.SealedCardMissing as exc:
+            result.fail("rules", _location(stream, i + 1), "a card the stream showed", exc)
+            decided = [event]
+        recorded = events[i : i + len(decided)]
+        if decided != recorded:
+            result.fail("rules", _location(stream, i + 1), decided, recorded)
         state = g.fold(recorded, state)
-        i += width
+        i += len(recorded)
     result.state = state
 
 
-def _check_seed(result: GameVerification, events: list[GameEvent]) -> None:
+def _check_seed(result: GameVerification, events: list[GameEvent]) -> tuple[Card, ...] | None:
+    """The seed (or given deck) against the commitment; the revealed deck, if any."""
     dealt = events[1]
     assert isinstance(dealt, Dealt)
-    if dealt.seed_commitment is None:
-        result.checks["seed-commitment"] = result.checks["deck"] = "not-applicable"
-        return
-    ending = events[-1]
-    seed = ending.server_seed if isinstance(ending, Collected | Voided) else None
-    if not isinstance(ending, Collected | Voided):
-        result.checks["seed-commitment"] = result.checks["deck"] = "pending"
-        return
+    state = g.fold(events)
     where = _location(result.stream_id, len(events))
-    if seed is None or not shuffle.seed_matches(seed, dealt.seed_commitment):
-        result.fail("seed-commitment", where, dealt.seed_commitment, seed)
+    if dealt.seed_commitment is None:  # a v1 deal of a given deck, recorded in clear
+        result.checks["seed-commitment"] = result.checks["deck"] = "not-applicable"
+        return dealt.deck
+    if not state.is_over:
+        result.checks["seed-commitment"] = result.checks["deck"] = "pending"
+        return None
+    ending = events[-1]
+    assert isinstance(ending, Collected | Voided)
+    if dealt.shuffle_algorithm == shuffle.CERTIFICATION_DECK:
+        revealed = ending.deck
+        ok = revealed is not None and shuffle.deck_matches(revealed, dealt.seed_commitment)
+    else:
+        revealed = None
+        ok = ending.server_seed is not None and shuffle.seed_matches(
+            ending.server_seed, dealt.seed_commitment
+        )
+    if not ok:
+        found = ending.deck if revealed is not None else ending.server_seed
+        result.fail("seed-commitment", where, dealt.seed_commitment, found)
         result.checks["deck"] = "pending"
-        return
-    derived = shuffle.derive_deck(bytes.fromhex(seed), dealt.client_seed)
-    if derived != dealt.deck:
-        first = next(i for i, (a, b) in enumerate(zip(derived, dealt.deck, strict=True)) if a != b)
+        return None
+    if dealt.deck is None:
+        return revealed_deck(state)
+    # A v1 deal recorded its deck: it must be the one the revealed seed derives.
+    rules = state.rules
+    assert rules is not None
+    assert ending.server_seed is not None
+    deck = shuffle.derive_deck(bytes.fromhex(ending.server_seed), dealt.client_seed, rules.decks)
+    if deck != dealt.deck:
+        first = next(
+            (i for i, (a, b) in enumerate(zip(deck, dealt.deck, strict=False)) if a != b),
+            min(len(deck), len(dealt.deck)),
+        )
         result.fail(
             "deck",
             _location(result.stream_id, 2),
-            f"position {first}: {derived[first]}",
-            dealt.deck[first],
+            f"position {first}: {deck[first] if first < len(deck) else 'no card'}",
+            dealt.deck[first] if first < len(dealt.deck) else "no card",
         )
+    return deck
+
+
+def _check_shown(result: GameVerification, events: list[GameEvent], deck: Sequence[Card]) -> None:
+    """Every card the stream showed is the one the revealed deck put there."""
+    rules = g.fold(events[:1]).rules
+    assert rules is not None
+    hidden = g.hidden_cards(rules, deck)
+    for version, number, card in _shown(events):
+        actual = hidden[number] if number < len(hidden) else None
+        if actual != card:
+            result.fail(
+                "deck",
+                _location(result.stream_id, version),
+                f"sealed card {number}: {actual}",
+                card,
+            )
 
 
 def _check_payout(result: GameVerification, events: list[GameEvent]) -> None:
     placed = events[0]
     assert isinstance(placed, StakePlaced)
+    rules = result.state.rules
     where = _location(result.stream_id, 1)
-    if placed.win_rate * CARDS_IN_DECK != placed.stake * FULL_PAYOUT_MULTIPLE:
-        result.fail("payout", where, f"win rate {placed.stake} x 5 / 52", placed.win_rate)
+    if (
+        rules is not None
+        and placed.rules_version == rules.rules_version
+        and (
+            placed.multiplier,
+            placed.max_units,
+        )
+        != (rules.multiplier, rules.max_units)
+    ):
+        result.fail(
+            "payout",
+            where,
+            f"M {rules.multiplier}, max units {rules.max_units}",
+            f"M {placed.multiplier}, max units {placed.max_units}",
+        )
     ending = events[-1]
     state = result.state
     where = _location(result.stream_id, len(events))
     if isinstance(ending, Collected):
-        # The state before the ending event is what was on the foundations at collection.
-        count = g.fold(events[:-1]).foundation_count
-        if ending.foundation_count != count:
-            result.fail("payout", where, f"{count} cards on foundations", ending.foundation_count)
-        if ending.winnings != count * placed.win_rate:
-            result.fail("payout", where, count * placed.win_rate, ending.winnings)
+        # The state before the ending event is what the table held at collection.
+        units = g.fold(events[:-1]).units
+        if ending.units != units:
+            result.fail("payout", where, f"{units} units", ending.units)
+        owed = winnings(units, placed.stake, placed.multiplier, placed.max_units)
+        if ending.winnings != owed:
+            result.fail("payout", where, owed, ending.winnings)
     elif isinstance(ending, Voided):
         if ending.refund != placed.stake:
             result.fail("payout", where, placed.stake, ending.refund)

@@ -1,62 +1,54 @@
-"""What a player may see of a game, and the full picture an auditor sees.
+"""What a player may see of a game, and the full picture an auditor sees once it has ended.
 
-The player view never contains a face-down card, the stock order, the deck or an unrevealed seed:
-only counts. The full view holds every card where it lies.
+Written once for every game, from the pile kinds a game lays out. The player view never holds
+a card the player has not seen: face-down cards are counted, never named (the fold does not
+even know them). Staff see an unfinished game exactly as its player does; once the game has
+ended and revealed its seed (or given deck), the full view re-derives the deal and shows every
+card where it lies.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from service import klondike
-from service.game import (
-    Collect,
-    Draw,
-    Game,
-    MoveCards,
-    PlayCommand,
-    Recycle,
-    Turn,
-    Undo,
-    legal_commands,
-)
-from service.klondike import Layout
+from service import shuffle
+from service.game import Game, PlayCommand, hidden_cards, legal_commands
+from service.rules.actions import MoveCards, Remove, describe
+from service.rules.cards import Card
+from service.rules.table import Pile, Table, unseal
 
 
 def command_as_dict(command: PlayCommand) -> dict[str, Any]:
     """A legal command as the API names it: the action and its arguments."""
+    if command.NAME == "collect":
+        return {"action": "collect"}
+    return describe(command)  # type: ignore[arg-type]
+
+
+def _uses_waste(command: PlayCommand) -> bool:
     if isinstance(command, MoveCards):
-        return {
-            "action": "move",
-            "from": command.source,
-            "to": command.target,
-            "count": command.count,
-        }
-    if isinstance(command, Turn):
-        return {"action": "turn", "column": command.column}
-    names: dict[type[PlayCommand], str] = {
-        Draw: "draw",
-        Recycle: "recycle",
-        Undo: "undo",
-        Collect: "collect",
-    }
-    return {"action": names[type(command)]}
+        return command.source == "waste"
+    return isinstance(command, Remove) and "waste" in command.piles
 
 
-def _game_fields(game: Game) -> dict[str, Any]:
-    variant = game.variant
+def _game_fields(game: Game, legal: list[PlayCommand]) -> dict[str, Any]:
     info = game.info
+    rules = game.rules
     return {
         "id": game.game_id,
         "player_id": game.player_id,
-        "variant": variant.name if variant else None,
+        "variant": game.variant or None,
+        "title": rules.title if rules else None,
         "status": game.status,
         "version": game.version,
         "stake": game.stake,
         "currency": game.currency,
         "win_rate": game.win_rate,
+        "multiplier": info.multiplier if info else None,
+        "units": game.units,
+        "max_units": game.max_units,
         "winnings": game.winnings,
-        "foundation_count": game.foundation_count,
+        "foundation_count": game.units,  # Vegas's units; kept for the first front-ends
         "payout": game.payout,
         "refund": game.refund,
         "end_reason": game.end_reason,
@@ -66,47 +58,97 @@ def _game_fields(game: Game) -> dict[str, Any]:
         "seed_commitment": game.seed_commitment,
         "client_seed": game.client_seed,
         "server_seed": game.server_seed,  # None until the game ends
+        "revealed_deck": list(game.revealed_deck) if game.revealed_deck else None,
         "can_undo": game.undo is not None and game.status == "in_progress",
-        "legal_moves": [command_as_dict(c) for c in legal_commands(game)],
+        "legal_moves": [command_as_dict(c) for c in legal],
     }
 
 
-def _pile_counts(layout: Layout) -> dict[str, Any]:
+def _visible_waste(table: Table, pile: Pile) -> list[Card]:
+    """The fan: the latest draw's cards still on the waste, else the one card beneath."""
+    up = pile.up
+    return list(up[-table.fan :] if table.fan else up[-1:])
+
+
+def _pile_view(table: Table, kind: str, pile_id: str, pile: Pile) -> dict[str, Any]:
+    shown = _visible_waste(table, pile) if kind == "waste" else list(pile.up)
     return {
-        "stock_count": len(layout.stock),
-        "passes_left": layout.passes_left,
-        "waste": list(layout.visible_waste),
-        "waste_count": len(layout.waste),
-        "waste_playable": klondike.waste_playable(layout),
-        "foundations": [f[-1] if f else None for f in layout.foundations],
+        "id": pile_id,
+        "kind": kind,
+        "count": len(pile.cards),
+        "face_down": pile.down,
+        "cards": shown,
+    }
+
+
+def _table_fields(table: Table, legal: list[PlayCommand]) -> dict[str, Any]:
+    layout = table.layout
+    piles = table.piles
+    wastes = [piles[i] for i in layout.of_kind("waste")]
+    waste = wastes[0] if wastes else Pile()
+    stock_count = table.count("stock")
+    return {
+        "stock_count": stock_count,
+        "passes_left": table.passes_left,
+        "waste": _visible_waste(table, waste),
+        "waste_count": len(waste.cards),
+        "waste_playable": any(_uses_waste(c) for c in legal),
+        "foundations": [piles[i].top for i in layout.of_kind("foundation")],
+        "tableau": [
+            {"face_down": piles[i].down, "face_up": list(piles[i].up)}
+            for i in layout.of_kind("tableau")
+        ],
+        "piles": [
+            _pile_view(table, spec.kind, spec.id, pile)
+            for spec, pile in zip(layout.specs, piles, strict=True)
+        ],
+        "counters": {"stock": stock_count, "passes_left": table.passes_left},
     }
 
 
 def player_view(game: Game) -> dict[str, Any]:
-    """The game as its player sees it: face-down cards and the stock are counts only."""
-    view = _game_fields(game)
-    layout = game.layout
-    if layout is None:
-        return view
-    view.update(_pile_counts(layout))
-    view["tableau"] = [{"face_down": len(c.down), "face_up": list(c.up)} for c in layout.tableau]
+    """The game as its player sees it: face-down cards are counts only."""
+    legal = legal_commands(game)
+    view = _game_fields(game, legal)
+    if game.table is not None:
+        view.update(_table_fields(game.table, legal))
     return view
 
 
-def full_view(game: Game) -> dict[str, Any]:
-    """Everything, for auditors: every pile card by card, the deck and the deal inputs."""
-    view = _game_fields(game)
-    view["deck"] = list(game.deck)
-    view["shuffle_algorithm"] = game.info.shuffle_algorithm if game.info else None
-    layout = game.layout
-    if layout is None:
+def revealed_deck(game: Game) -> tuple[Card, ...] | None:
+    """The whole deck in deal order, once the game has ended and revealed it (or a v1 deal
+    that recorded it); None while it is sealed."""
+    info = game.info
+    if info is None:
+        return None
+    if info.legacy_deck is not None:
+        return info.legacy_deck if game.is_over else None
+    if game.revealed_deck is not None:
+        return game.revealed_deck
+    if game.server_seed is not None:
+        seed = bytes.fromhex(game.server_seed)
+        return shuffle.derive_deck(seed, info.client_seed, info.rules.decks)
+    return None
+
+
+def full_view(game: Game, deck: tuple[Card, ...] | None = None) -> dict[str, Any]:
+    """For auditors. Until the game ends, exactly the player's view; after it, every pile card
+    by card, the deck and the deal inputs. ``deck``: the revealed deck of the game this state
+    is a step of (a replay shows every step of a finished game in full)."""
+    view = player_view(game)
+    deck = deck or revealed_deck(game)
+    if deck is None or game.table is None or game.info is None:
         return view
-    view.update(_pile_counts(layout))
-    view["stock"] = list(layout.stock)
-    view["waste_all"] = list(layout.waste)
-    view["foundation_piles"] = [list(f) for f in layout.foundations]
-    view["tableau"] = [
-        {"face_down": len(c.down), "face_down_cards": list(c.down), "face_up": list(c.up)}
-        for c in layout.tableau
-    ]
+    table = unseal(game.table, hidden_cards(game.info.rules, deck))
+    piles = table.piles
+    layout = table.layout
+    view["deck"] = list(deck)
+    view["shuffle_algorithm"] = game.info.shuffle_algorithm
+    view["stock"] = [c for i in layout.of_kind("stock") for c in piles[i].cards[::-1]]
+    view["waste_all"] = [c for i in layout.of_kind("waste") for c in piles[i].cards]
+    view["foundation_piles"] = [list(piles[i].cards) for i in layout.of_kind("foundation")]
+    for column, i in zip(view["tableau"], layout.of_kind("tableau"), strict=True):
+        column["face_down_cards"] = list(piles[i].face_down)
+    for shown, pile in zip(view["piles"], piles, strict=True):
+        shown["face_down_cards"] = list(pile.face_down)
     return view

@@ -14,7 +14,7 @@ from service import db
 from service.access import Access
 from service.audits import Audits
 from service.config import Settings
-from service.games import Games
+from service.game_service import Games
 from service.players import Players
 from service.reports import Reports
 from service.seeds import SeedVault, embedded_key

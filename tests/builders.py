@@ -9,20 +9,27 @@ from dataclasses import replace
 from events.catalog import GameEvent
 from service import game as g
 from service import shuffle
-from service.cards import CANONICAL_DECK, Card
-from service.game import Game
-from service.klondike import COLUMNS, Column, Layout
+from service.game import Game, GameInfo
+from service.games import VEGAS_DRAW1, game_named
+from service.games.klondike import COLUMNS
 from service.paytable import Paytable, default_paytables
+from service.rules.cards import CANONICAL_DECK, Card
+from service.rules.game import GameRules
+from service.rules.table import Pile, Table, table
 
 GBP: Paytable = default_paytables()["GBP"]
 SEED = bytes(range(32))  # the worked example's seed in service/SHUFFLE.md
 
+#: The sealed cards of each game ``start`` dealt, so ``play`` can show them as the server would.
+_SEALED: dict[GameInfo, tuple[Card, ...]] = {}
 
-def column(text: str) -> Column:
+
+def column(text: str) -> Pile:
     """``"4S 9D|KH QC"``: face-down cards bottom first, a bar, then face-up cards bottom first.
     ``"|KH"`` is one face-up King; ``""`` is an empty column."""
     down, _, up = text.partition("|")
-    return Column(tuple(down.split()), tuple(up.split()))
+    cards = (*down.split(), *up.split())
+    return Pile(cards, len(down.split()))
 
 
 def layout(
@@ -31,22 +38,31 @@ def layout(
     stock: str = "",
     waste: str = "",
     waste_fan: int | None = None,
-    passes_left: int = 1,
-    draw_count: int = 1,
-) -> Layout:
-    """A hand-made layout; unnamed columns and foundations are empty. Need not hold 52 cards."""
-    cols = [column(t) for t in tableau] + [Column()] * (COLUMNS - len(tableau))
-    founds = [tuple(f.split()) for f in foundations] + [()] * (4 - len(foundations))
+    passes_left: int | None = 1,
+    rules: GameRules = VEGAS_DRAW1,
+) -> Table:
+    """A hand-made Klondike-family table; unnamed columns and foundations are empty. ``stock``
+    lists the next card drawn first. Need not hold 52 cards. Face-down cards are written as
+    codes here (a rule test knows them; the decider shows them as it would a sealed card)."""
+    piles = {f"tableau:{i}": column(t) for i, t in enumerate(tableau)}
+    piles |= {f"foundation:{i}": Pile(tuple(f.split())) for i, f in enumerate(foundations)}
+    stocked = tuple(stock.split())[::-1]
+    piles["stock"] = Pile(stocked, len(stocked))
     wasted = tuple(waste.split())
-    return Layout(
-        tableau=tuple(cols),
-        foundations=tuple(founds),
-        stock=tuple(stock.split()),
-        waste=wasted,
-        waste_fan=min(len(wasted), 1) if waste_fan is None else waste_fan,
-        passes_left=passes_left,
-        draw_count=draw_count,
-    )
+    piles["waste"] = Pile(wasted)
+    fan = min(len(wasted), 1) if waste_fan is None else waste_fan
+    return table(rules.layout, piles, passes_left=passes_left, fan=fan)
+
+
+def pile(game: Game, pile_id: str) -> Pile:
+    """One pile of a game in play."""
+    assert game.table is not None
+    return game.table.pile(pile_id)
+
+
+def stock_order(game: Game) -> tuple[object, ...]:
+    """The stock, next card drawn first (sealed numbers where the player has not seen it)."""
+    return pile(game, "stock").cards[::-1]
 
 
 def start(
@@ -55,12 +71,14 @@ def start(
     stake: int = 520,
     seed: bytes = SEED,
 ) -> tuple[Game, list[GameEvent]]:
-    """A dealt game and its first two events. Without a deck, the deck comes from ``seed``."""
+    """A dealt game and its first events. Without a deck, the deck comes from ``seed``."""
+    rules = game_named(variant)
     if deck is None:
-        cards, algorithm = shuffle.derive_deck(seed), shuffle.ALGORITHM
-        commitment: str | None = shuffle.commitment(seed)
+        cards, algorithm = shuffle.derive_deck(seed, None, rules.decks), shuffle.ALGORITHM
+        commitment = shuffle.commitment(seed)
     else:
-        cards, algorithm, commitment = tuple(deck), shuffle.CERTIFICATION_DECK, None
+        cards, algorithm = tuple(deck), shuffle.CERTIFICATION_DECK
+        commitment = shuffle.deck_commitment(cards)
     command = g.StartGame(
         game_id="game-1",
         player_id="player-1",
@@ -72,20 +90,36 @@ def start(
         seed_commitment=commitment,
     )
     events = g.decide(g.INITIAL, command)
-    return g.fold(events), events
+    game = g.fold(events)
+    assert game.info is not None
+    _SEALED[game.info] = g.hidden_cards(rules, cards)
+    return game, events
 
 
-def game_on(lay: Layout, stake: int = 520) -> Game:
-    """A game in progress whose layout is ``lay`` (win rate 50 at the default stake)."""
-    game, _ = start(stake=stake)
-    return replace(game, layout=lay, last_action="deal", undo=None)
+def sealed_of(game: Game) -> tuple[Card, ...]:
+    """The sealed cards of a game ``start`` dealt (what the server keeps secret)."""
+    assert game.info is not None
+    return _SEALED.get(game.info, ())
 
 
-def play(game: Game, *commands: g.Command) -> tuple[Game, list[GameEvent]]:
+def game_on(lay: Table, stake: int = 520, variant: str = "vegas-draw1") -> Game:
+    """A game in progress on the table ``lay`` (Vegas: win rate 50 at the default stake)."""
+    rules = game_named(variant)
+    game, _ = start(stake=stake, variant=variant)
+    status: g.Status = "complete" if rules.is_won(lay) else "in_progress"
+    return replace(
+        game, table=lay, last_action="deal", undo=None, units=rules.units(lay), status=status
+    )
+
+
+def play(
+    game: Game, *commands: g.Command, sealed: Sequence[Card] | None = None
+) -> tuple[Game, list[GameEvent]]:
     """Decide and fold each command in turn; return the final state and all events."""
+    cards = sealed_of(game) if sealed is None else sealed
     emitted: list[GameEvent] = []
     for command in commands:
-        events = g.decide(game, command)
+        events = g.decide(game, command, cards)
         game = g.fold(events, game)
         emitted.extend(events)
     return game, emitted

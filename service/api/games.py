@@ -23,13 +23,12 @@ from service.api.requests import (
     request_context,
 )
 from service.api.wiring import services
-from service.games import CertificationDeal, LoadedGame
+from service.game_service import CertificationDeal, LoadedGame
 from service.views import full_view, player_view
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Deal and play games")
 
 ETAG = {"ETag": {"$ref": "#/components/headers/ETAG"}}
-PlayCommand = g.Draw | g.Recycle | g.MoveCards | g.Turn | g.Undo
 
 
 def game_body(loaded: LoadedGame, *, full: bool = False) -> dict[str, Any]:
@@ -127,13 +126,35 @@ class Game(MethodView):
         return game_body(loaded, full=full), 200, game_headers(loaded)
 
 
-def _make_command(name: str, body: dict[str, Any]) -> PlayCommand:
+def _make_command(name: str, body: dict[str, Any]) -> g.PlayAction:
+    """The play action a route (or the generic route's ``action``) and its body name."""
     if name == "turn":
-        return g.Turn(body["column"])
+        pile = body["pile"] if "pile" in body else f"tableau:{body['column']}"
+        return g.Turn(pile)
     if name == "move":
         return g.MoveCards(body["source"], body["target"], body.get("count"))
-    simple: dict[str, PlayCommand] = {"draw": g.Draw(), "recycle": g.Recycle(), "undo": g.Undo()}
+    if name == "remove":
+        return g.Remove(tuple(body["piles"]))
+    simple: dict[str, g.PlayAction] = {"draw": g.Draw(), "recycle": g.Recycle(), "undo": g.Undo()}
     return simple[name]
+
+
+def _run(name: str, body: dict[str, Any], game_id: uuid.UUID) -> Any:
+    games = services().games
+    context, version = request_context(), expected_version()
+    # No automatic retry on a conflict: of two commands racing on one game, one applies and
+    # the other is told (409), never both.
+    if name == "collect":
+        loaded = games.collect(context, game_id, expected_version=version, retry_on_conflict=False)
+    else:
+        loaded = games.play(
+            context,
+            game_id,
+            _make_command(name, body),
+            expected_version=version,
+            retry_on_conflict=False,
+        )
+    return answer(loaded)
 
 
 def _command_route(name: str, schema: type[schemas.Strict], summary: str) -> None:
@@ -147,31 +168,33 @@ def _command_route(name: str, schema: type[schemas.Strict], summary: str) -> Non
     @blp.response(200, schemas.GameViewSchema, headers=ETAG)
     @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409, 412)
     def command(body: dict[str, Any], game_id: uuid.UUID) -> Any:
-        games = services().games
-        context, version = request_context(), expected_version()
-        # No automatic retry on a conflict: of two commands racing on one game, one applies
-        # and the other is told (409), never both.
-        if name == "collect":
-            loaded = games.collect(
-                context, game_id, expected_version=version, retry_on_conflict=False
-            )
-        else:
-            loaded = games.play(
-                context,
-                game_id,
-                _make_command(name, body),
-                expected_version=version,
-                retry_on_conflict=False,
-            )
-        return answer(loaded)
+        return _run(name, body, game_id)
 
 
 _command_route("draw", schemas.EmptySchema, "Draw from the stock (1 or 3 cards)")
 _command_route("recycle", schemas.EmptySchema, "Turn the waste back into the stock")
 _command_route("move", schemas.MoveSchema, "Move cards between piles")
-_command_route("turn", schemas.TurnSchema, "Turn a column's face-down top card")
+_command_route("turn", schemas.TurnSchema, "Turn a face-down top card (a column, or any pile)")
 _command_route("undo", schemas.EmptySchema, "Undo the last action, where the rules allow")
 _command_route("collect", schemas.EmptySchema, "End the game and collect the winnings")
+
+
+@blp.route("/<uuid:game_id>/actions", methods=["POST"])
+@allow(player="owner")
+@blp.doc(
+    security=BEARER,
+    parameters=[IDEMPOTENCY_KEY_HEADER, IF_MATCH_HEADER],
+    summary="Play any action of any game",
+    description="One route for every game: the body is one of the view's legal_moves, e.g. "
+    '{"action": "move", "from": "tableau:3", "to": "waste"}, {"action": "draw"}, '
+    '{"action": "remove", "piles": ["pyramid:27", "waste"]}, {"action": "turn", "pile": '
+    '"tableau:2"}, {"action": "undo"} or {"action": "collect"}.',
+)
+@blp.arguments(schemas.ActionSchema)
+@blp.response(200, schemas.GameViewSchema, headers=ETAG)
+@problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409, 412)
+def action(body: dict[str, Any], game_id: uuid.UUID) -> Any:
+    return _run(body["action"], body, game_id)
 
 
 @blp.route("/<uuid:game_id>/void", methods=["POST"])
@@ -194,5 +217,7 @@ def void(body: dict[str, Any], game_id: uuid.UUID) -> Any:
 @blp.response(200, schemas.EventStreamSchema)
 @problems(blp, *AUTHENTICATED, 404)
 def events(game_id: uuid.UUID) -> Any:
-    records = services().games.records(game_id)
-    return {"game_id": game_id, "chain_intact": chain.verify(records) is None, "events": records}
+    games = services().games
+    records = games.records(game_id)
+    intact = chain.verify(records) is None
+    return {"game_id": game_id, "chain_intact": intact, "events": games.shown_records(records)}

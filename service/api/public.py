@@ -11,8 +11,9 @@ from service.api import schemas
 from service.api.docs import problems
 from service.api.problems import TYPES, Problem
 from service.api.wiring import services
-from service.paytable import CARDS_IN_DECK, FULL_PAYOUT_MULTIPLE
-from service.variants import RULES_VERSION, VARIANTS
+from service.games import GAMES, VEGAS_DRAW1
+from service.paytable import STAKE_GRID
+from service.rules.game import GameRules
 
 blp = Blueprint("public", __name__, description="Rules, paytables, quotes and health")
 
@@ -23,14 +24,15 @@ blp = Blueprint("public", __name__, description="Rules, paytables, quotes and he
 @problems(blp)
 def variants() -> Any:
     settings = services().settings
+    vegas = VEGAS_DRAW1
     return {
-        "rules_version": RULES_VERSION,
-        "variants": list(VARIANTS.values()),
+        "rules_version": vegas.rules_version,
+        "variants": [_game(game) for game in GAMES.values()],
         "paytables": [
             {
                 **t.as_config(),
-                "stake_multiple_of": CARDS_IN_DECK,
-                "win_rate": f"stake * {FULL_PAYOUT_MULTIPLE} / {CARDS_IN_DECK}",
+                "stake_multiple_of": STAKE_GRID,
+                "win_rate": f"stake * {vegas.multiplier} / {vegas.max_units}",
             }
             for t in settings.paytables.values()
         ],
@@ -41,8 +43,35 @@ def variants() -> Any:
     }
 
 
+def _game(game: GameRules) -> dict[str, Any]:
+    """A game as the lobby lists it: rules, piles, paytable and its published RTP."""
+    m, n = game.multiplier, game.max_units
+    return {
+        "name": game.id,
+        "title": game.title,
+        "draw_count": game.draw_count,
+        "passes": game.passes,
+        "family": game.family,
+        "rules_version": game.rules_version,
+        "decks": game.decks,
+        "summary": list(game.summary),
+        "undo": game.undo_rule,
+        "actions": list(game.actions),
+        "piles": [{"id": p.id, "kind": p.kind} for p in game.layout.specs],
+        "paytable": {
+            "multiplier": m,
+            "max_units": n,
+            "units": game.units_are,
+            "winnings": f"floor(units x stake x {m} / {n})",
+            "per_unit": f"stake x {m} / {n}",
+            "max_payout": f"stake x {m}",
+        },
+        "rtp": game.published,
+    }
+
+
 @blp.route("/v1/quote", methods=["GET"])
-@blp.doc(summary="What a stake wins per card and at most, before any money moves")
+@blp.doc(summary="What a stake wins per unit and at most, before any money moves")
 @blp.arguments(schemas.QuoteQuerySchema, location="query", unknown=RAISE)
 @blp.response(200, schemas.QuoteSchema)
 @problems(blp, 422)

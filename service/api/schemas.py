@@ -4,13 +4,14 @@ generated from them, so they are the contract. Money is always integer minor uni
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from service.cards import CANONICAL_DECK
-from service.klondike import ANY_FOUNDATION, FOUNDATION_PILES, TABLEAU_PILES, WASTE
-from service.variants import VARIANTS
+from service.games import GAMES
+from service.games.klondike import ANY_FOUNDATION, FOUNDATION_PILES, TABLEAU_PILES, WASTE
+from service.rules.actions import ACTIONS
+from service.rules.cards import CANONICAL_DECK
 
 CARD = validate.OneOf(CANONICAL_DECK)
 CURRENCY = validate.Regexp(r"^[A-Z]{3}\Z", error="a three-letter ISO 4217 code, e.g. GBP")
@@ -80,11 +81,54 @@ class ProblemTypeSchema(Schema):
 # --- public -----------------------------------------------------------------------------------
 
 
+class PileSpecSchema(Schema):
+    id = fields.String(required=True)
+    kind = fields.String(required=True)
+
+
+class GamePaytableSchema(Schema):
+    multiplier = fields.String(
+        required=True, metadata={"description": "M: a full win pays M x the stake"}
+    )
+    max_units = fields.Integer(required=True, metadata={"description": "units of a full win"})
+    units = fields.String(required=True, metadata={"description": "what the game pays for"})
+    winnings = fields.String(
+        required=True, metadata={"description": "the formula; the house keeps any fraction"}
+    )
+    per_unit = fields.String(required=True, metadata={"description": "one unit's worth"})
+    max_payout = fields.String(required=True)
+
+
+class PublishedRtpSchema(Schema):
+    rtp = fields.String(required=True, metadata={"description": "the bot's RTP, 4 decimals"})
+    low = fields.String(required=True, metadata={"description": "95% interval, low end"})
+    high = fields.String(required=True, metadata={"description": "95% interval, high end"})
+    games = fields.Integer(required=True, metadata={"description": "simulated deals"})
+    bot = fields.String(required=True, metadata={"description": "reference bot and version"})
+    measured = fields.String(required=True, metadata={"description": "the command that ran"})
+
+
 class VariantSchema(Schema):
-    name = fields.String(required=True)
+    name = fields.String(required=True, metadata={"description": "the game's id"})
     title = fields.String(required=True)
     draw_count = fields.Integer(required=True)
-    passes = fields.Integer(required=True)
+    passes = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "null: unlimited"}
+    )
+    family = fields.String(required=True)
+    rules_version = fields.String(required=True)
+    decks = fields.Integer(required=True)
+    summary = fields.List(fields.String(), required=True)
+    undo = fields.String(required=True)
+    actions = fields.List(fields.String(), required=True)
+    piles = fields.List(fields.Nested(PileSpecSchema), required=True)
+    paytable = fields.Nested(GamePaytableSchema, required=True)
+    rtp = fields.Nested(
+        PublishedRtpSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "the reference bot's simulated RTP at this M"},
+    )
 
 
 class PaytableSchema(Schema):
@@ -105,14 +149,16 @@ class IdlePolicySchema(Schema):
 
 
 class VariantsSchema(Schema):
-    rules_version = fields.String(required=True)
+    rules_version = fields.String(
+        required=True, metadata={"description": "the Vegas variants'; every game lists its own"}
+    )
     variants = fields.List(fields.Nested(VariantSchema), required=True)
     paytables = fields.List(fields.Nested(PaytableSchema), required=True)
     idle_collection = fields.Nested(IdlePolicySchema, required=True)
 
 
 class QuoteQuerySchema(Strict):
-    variant = fields.String(required=True, validate=validate.OneOf(tuple(VARIANTS)))
+    variant = fields.String(required=True, validate=validate.OneOf(tuple(GAMES)))
     stake = fields.Integer(required=True, validate=validate.Range(min=0, max=10**12))
     currency = fields.String(load_default="GBP", validate=CURRENCY)
 
@@ -121,7 +167,11 @@ class QuoteSchema(Schema):
     variant = fields.String(required=True)
     stake = fields.Integer(required=True)
     currency = fields.String(required=True)
-    win_rate = fields.Integer(required=True)
+    win_rate = fields.Integer(
+        required=True, metadata={"description": "one unit's worth, rounded down"}
+    )
+    multiplier = fields.String(required=True, metadata={"description": 'M, e.g. "5"'})
+    max_units = fields.Integer(required=True)
     max_payout = fields.Integer(required=True)
     max_net_win = fields.Integer(required=True)
     previous_stake = fields.Integer(required=True, allow_none=True)
@@ -244,7 +294,7 @@ class PreferencesSchema(Strict):
 
 
 class NewGameSchema(Strict):
-    variant = fields.String(required=True, validate=validate.OneOf(tuple(VARIANTS)))
+    variant = fields.String(required=True, validate=validate.OneOf(tuple(GAMES)))
     stake = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=10**12))
     client_seed = fields.String(
         validate=validate.Regexp(r"^[ -~]{1,64}\Z", error="1 to 64 printable ASCII characters")
@@ -256,23 +306,85 @@ class NewGameSchema(Strict):
     )
     deck = fields.List(
         card(required=True),
-        validate=validate.Length(equal=52),
-        metadata={"description": "certification mode only: 52 cards in deal order"},
+        validate=validate.Length(min=52, max=104),
+        metadata={
+            "description": "certification mode only: the game's 52 (or 104) cards in deal order"
+        },
     )
 
 
-PILE_FROM = validate.OneOf((WASTE, *TABLEAU_PILES, *FOUNDATION_PILES))
-PILE_TO = validate.OneOf((*TABLEAU_PILES, *FOUNDATION_PILES, ANY_FOUNDATION))
+#: Every pile any game has (the stock is drawn from, never moved from by name).
+PILE_IDS = tuple(sorted({p for game in GAMES.values() for p in game.layout.ids}))
+PILE_FROM = validate.OneOf(tuple(p for p in PILE_IDS if p != "stock"))
+PILE_TO = validate.OneOf((*PILE_IDS, "foundation"))
+PILE = validate.OneOf(PILE_IDS)
+#: POST /move keeps the piles it has always taken (Vegas Klondike's), so a request it refused
+#: as invalid before is still a validation error; every game's piles go through /actions.
+KLONDIKE_FROM = validate.OneOf((WASTE, *TABLEAU_PILES, *FOUNDATION_PILES))
+KLONDIKE_TO = validate.OneOf((*TABLEAU_PILES, *FOUNDATION_PILES, ANY_FOUNDATION))
 
 
 class MoveSchema(Strict):
-    source = fields.String(required=True, data_key="from", validate=PILE_FROM)
-    target = fields.String(required=True, data_key="to", validate=PILE_TO)
+    source = fields.String(required=True, data_key="from", validate=KLONDIKE_FROM)
+    target = fields.String(required=True, data_key="to", validate=KLONDIKE_TO)
     count = fields.Integer(strict=True, validate=validate.Range(1, 13))
 
 
 class TurnSchema(Strict):
-    column = fields.Integer(required=True, strict=True, validate=validate.Range(0, 6))
+    column = fields.Integer(
+        strict=True, validate=validate.Range(0, 6), metadata={"description": "Klondike's column"}
+    )
+    pile = fields.String(validate=PILE, metadata={"description": "or the pile, any game"})
+
+    @validates_schema
+    def one_pile(self, data: dict[str, Any], **_: Any) -> None:
+        if ("column" in data) == ("pile" in data):
+            raise ValidationError("name exactly one of column or pile", "column")
+
+
+class ActionSchema(Strict):
+    """One play action of any game: what GET /v1/games/{id} lists in legal_moves."""
+
+    action = fields.String(required=True, validate=validate.OneOf((*ACTIONS, "collect")))
+    source = fields.String(data_key="from", validate=PILE_FROM, metadata={"description": "move"})
+    target = fields.String(data_key="to", validate=PILE_TO, metadata={"description": "move"})
+    count = fields.Integer(
+        strict=True, validate=validate.Range(1, 13), metadata={"description": "move"}
+    )
+    pile = fields.String(validate=PILE, metadata={"description": "turn"})
+    column = fields.Integer(
+        strict=True, validate=validate.Range(0, 6), metadata={"description": "turn (Klondike)"}
+    )
+    piles = fields.List(
+        fields.String(validate=PILE),
+        validate=validate.Length(1, 2),
+        metadata={"description": "remove: two cards totalling 13, or a King alone"},
+    )
+
+    _ARGUMENTS: ClassVar[dict[str, tuple[set[str], set[str]]]] = {  # action: required, allowed
+        "move": ({"source", "target"}, {"source", "target", "count"}),
+        "turn": (set(), {"pile", "column"}),
+        "remove": ({"piles"}, {"piles"}),
+    }
+
+    @validates_schema
+    def arguments_fit(self, data: dict[str, Any], **_: Any) -> None:
+        action = data.get("action")
+        required, allowed = self._ARGUMENTS.get(str(action), (set(), set()))
+        given = set(data) - {"action"}
+        if extra := given - allowed:
+            names = ", ".join(sorted(self.fields[n].data_key or n for n in extra))
+            raise ValidationError(f"{action} takes no {names}", "action")
+        if missing := required - given:
+            names = ", ".join(sorted(self.fields[n].data_key or n for n in missing))
+            raise ValidationError(f"{action} needs {names}", "action")
+        if action == "turn":
+            # A view lists a column's turn with both names (Vegas front-ends read the column),
+            # and a legal move is sent back as listed: both are fine when they agree.
+            if not given:
+                raise ValidationError("turn names its pile (or a Klondike column)", "action")
+            if given == {"pile", "column"} and data["pile"] != f"tableau:{data['column']}":
+                raise ValidationError("turn's pile and column name different piles", "action")
 
 
 class EmptySchema(Strict):
@@ -287,20 +399,38 @@ class GameQuerySchema(Strict):
     view = fields.String(
         load_default="player",
         validate=validate.OneOf(("player", "full")),
-        metadata={"description": "full: every card where it lies (auditors only)"},
+        metadata={
+            "description": "full (auditors only): once the game has ended, every card where it "
+            "lies; while it is in play, exactly what its player sees"
+        },
     )
 
 
 class LegalMoveSchema(Schema):
-    action = fields.String(
-        required=True,
-        validate=validate.OneOf(("draw", "recycle", "move", "turn", "undo", "collect")),
-    )
+    action = fields.String(required=True, validate=validate.OneOf((*ACTIONS, "collect")))
     # The views name these "from" and "to" already; attribute= reads them as they are.
     source = fields.String(data_key="from", attribute="from")
     target = fields.String(data_key="to", attribute="to")
     count = fields.Integer()
     column = fields.Integer()
+    pile = fields.String()
+    piles = fields.List(fields.String())
+
+
+class PileViewSchema(Schema):
+    id = fields.String(required=True)
+    kind = fields.String(required=True)
+    count = fields.Integer(required=True)
+    face_down = fields.Integer(required=True, metadata={"description": "how many, not which"})
+    cards = fields.List(
+        card(), required=True, metadata={"description": "the visible cards, bottom first"}
+    )
+    face_down_cards = fields.List(card(), metadata={"description": "full view, ended games"})
+
+
+class CountersSchema(Schema):
+    stock = fields.Integer(required=True)
+    passes_left = fields.Integer(required=True, allow_none=True)
 
 
 class ColumnSchema(Schema):
@@ -319,16 +449,24 @@ class GameStateSchema(Schema):
 
     id = fields.UUID(required=True)
     player_id = fields.UUID(required=True)
-    variant = fields.String(required=True)
+    variant = fields.String(required=True, metadata={"description": "the game's id"})
+    title = fields.String(required=True)
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     version = fields.Integer(required=True, metadata={"description": "also the ETag"})
     stake = fields.Integer(required=True)
     currency = fields.String(required=True)
-    win_rate = fields.Integer(required=True)
-    winnings = fields.Integer(
-        required=True, metadata={"description": "foundation_count x win_rate"}
+    win_rate = fields.Integer(
+        required=True, metadata={"description": "one unit's worth, rounded down"}
     )
-    foundation_count = fields.Integer(required=True)
+    multiplier = fields.String(required=True, metadata={"description": 'M, e.g. "5"'})
+    units = fields.Integer(required=True, metadata={"description": "what the game pays for"})
+    max_units = fields.Integer(required=True)
+    winnings = fields.Integer(
+        required=True, metadata={"description": "floor(units x stake x M / max_units)"}
+    )
+    foundation_count = fields.Integer(
+        required=True, metadata={"description": "units (Vegas: cards on the foundations)"}
+    )
     payout = fields.Integer(required=True, allow_none=True)
     refund = fields.Integer(required=True, allow_none=True)
     end_reason = fields.String(required=True, allow_none=True)
@@ -340,8 +478,16 @@ class GameStateSchema(Schema):
     server_seed = fields.String(
         required=True, allow_none=True, metadata={"description": "revealed when the game ends"}
     )
+    revealed_deck = fields.List(
+        card(),
+        required=True,
+        allow_none=True,
+        metadata={"description": "a certification game's given deck, revealed when it ends"},
+    )
     stock_count = fields.Integer(required=True)
-    passes_left = fields.Integer(required=True)
+    passes_left = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "null: unlimited"}
+    )
     waste = fields.List(
         card(), required=True, metadata={"description": "the visible fan, top last"}
     )
@@ -351,6 +497,12 @@ class GameStateSchema(Schema):
         card(allow_none=True), required=True, metadata={"description": "top cards"}
     )
     tableau = fields.List(fields.Nested(ColumnSchema), required=True)
+    piles = fields.List(
+        fields.Nested(PileViewSchema),
+        required=True,
+        metadata={"description": "every pile of the game, in its layout order"},
+    )
+    counters = fields.Nested(CountersSchema, required=True)
     legal_moves = fields.List(fields.Nested(LegalMoveSchema), required=True)
     can_undo = fields.Boolean(required=True)
     # full view (auditors) only
@@ -426,7 +578,9 @@ class OutcomeSchema(Schema):
     stake = fields.Integer(required=True)
     currency = fields.String(required=True)
     win_rate = fields.Integer(required=True)
-    foundation_count = fields.Integer(required=True)
+    units = fields.Integer(required=True)
+    max_units = fields.Integer(required=True)
+    foundation_count = fields.Integer(required=True, metadata={"description": "units"})
     winnings = fields.Integer(required=True)
     payout = fields.Integer(required=True, allow_none=True)
     refund = fields.Integer(required=True, allow_none=True)
@@ -452,7 +606,8 @@ class VerificationSchema(Schema):
         required=True,
         metadata={
             "description": "hash-chain, seed-commitment, deck, rules, payout, ledger: pass, "
-            "fail, pending (seed not yet revealed) or not-applicable (a given deck)"
+            "fail, pending (seed or deck not yet revealed) or not-applicable (a deal recorded "
+            "in clear before sealing)"
         },
     )
     findings = fields.List(fields.Nested(FindingSchema), required=True)

@@ -53,16 +53,15 @@ class HistoryRow:
 def history_row(
     game: Game, started_at: datetime, last_event_at: datetime, ended_at: datetime | None
 ) -> HistoryRow:
-    assert game.variant is not None
     return HistoryRow(
         game_id=uuid.UUID(game.game_id),
         player_id=uuid.UUID(game.player_id),
-        variant=game.variant.name,
+        variant=game.variant,
         stake=game.stake,
         currency=game.currency,
         win_rate=game.win_rate,
         status=game.status,
-        foundation_count=game.foundation_count,
+        foundation_count=game.units,  # the column predates other games: it holds units
         payout=game.payout or 0,
         refund=game.refund or 0,
         certification=game.certification,

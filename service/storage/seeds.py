@@ -1,4 +1,4 @@
-"""Encrypted server seeds, one per game."""
+"""Each game's encrypted secret: its server seed, or the deck a certification game was given."""
 
 from __future__ import annotations
 
@@ -7,28 +7,32 @@ from typing import Any
 
 import psycopg
 
-# Keep a game's encrypted seed.
+SEED = "seed"
+DECK = "deck"
+
+# Keep a game's encrypted secret.
 INSERT_SQL = """
-INSERT INTO game_seeds (game_id, key_id, ciphertext)
-VALUES (%(game_id)s, %(key_id)s, %(ciphertext)s)
+INSERT INTO game_seeds (game_id, key_id, ciphertext, kind)
+VALUES (%(game_id)s, %(key_id)s, %(ciphertext)s, %(kind)s)
 """
 
-# A game's encrypted seed.
-SELECT_SQL = "SELECT ciphertext FROM game_seeds WHERE game_id = %(game_id)s"
+# A game's encrypted secret and what it is.
+SELECT_SQL = "SELECT kind, ciphertext FROM game_seeds WHERE game_id = %(game_id)s"
 
 
 class SeedStore:
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self._conn = conn
 
-    def add(self, game_id: uuid.UUID, key_id: str, ciphertext: bytes) -> None:
+    def add(self, game_id: uuid.UUID, key_id: str, ciphertext: bytes, kind: str = SEED) -> None:
         with self._conn.cursor() as cur:
             cur.execute(
-                INSERT_SQL, {"game_id": game_id, "key_id": key_id, "ciphertext": ciphertext}
+                INSERT_SQL,
+                {"game_id": game_id, "key_id": key_id, "ciphertext": ciphertext, "kind": kind},
             )
 
-    def get(self, game_id: uuid.UUID) -> bytes | None:
+    def get(self, game_id: uuid.UUID) -> tuple[str, bytes] | None:
         with self._conn.cursor() as cur:
             cur.execute(SELECT_SQL, {"game_id": game_id})
             row = cur.fetchone()
-            return bytes(row[0]) if row else None
+            return (str(row[0]), bytes(row[1])) if row else None

@@ -15,14 +15,15 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from service import klondike, shuffle
+from service import shuffle
 from service.app import create_app
-from service.cards import CANONICAL_DECK
 from service.config import ConfigError, Settings
 from service.context import Actor, RequestContext
 from service.errors import CertificationDisabled
-from service.games import CertificationDeal
-from service.variants import VARIANTS
+from service.game_service import CertificationDeal
+from service.games import VEGAS_DRAW1
+from service.rules.cards import CANONICAL_DECK
+from service.rules.table import Table
 from service.wiring import Container, build
 from tests.api.client import Http, assert_problem
 from tests.api.factories import Wallet, WalletFactory
@@ -61,6 +62,26 @@ def _face_up(view: dict[str, Any]) -> list[str]:
     return [column["face_up"][-1] for column in view["tableau"]]
 
 
+def _dealt_face_up(table: Table) -> list[str]:
+    """Each column's face-up card on a Vegas table dealt from a deck."""
+    return [str(table.pile(f"tableau:{c}").top) for c in range(7)]
+
+
+def _collect(http: Http, wallet: Wallet, game_id: str) -> dict[str, Any]:
+    collected = http.post(f"/v1/games/{game_id}/collect", wallet.player.token)
+    assert collected.status_code == 200, collected.get_json()
+    view: dict[str, Any] = collected.get_json()
+    return view
+
+
+def _full_view_is_sealed(http: Http, wallet: Wallet, game_id: str) -> None:
+    """Until the game ends, the auditor sees exactly what the player sees: no deck."""
+    full = _full_view(http, game_id)
+    mine = http.get(f"/v1/games/{game_id}", wallet.player.token).get_json()
+    assert full == mine
+    assert not {"deck", "stock", "shuffle_algorithm"} & full.keys()
+
+
 @pytest.mark.parametrize("client_seed", [None, "lab run 7"])
 def test_an_operator_deals_a_seed_as_the_published_derivation_says(
     http: Http, client_seed: str | None
@@ -79,20 +100,19 @@ def test_an_operator_deals_a_seed_as_the_published_derivation_says(
     assert view["client_seed"] == client_seed
     assert view["server_seed"] is None  # revealed only when the game ends
     # What the player sees is the deal of that deck...
-    variant = VARIANTS["vegas-draw1"]
-    layout = klondike.deal(expected, variant.draw_count, variant.passes)
-    assert _face_up(view) == [column.up[-1] for column in layout.tableau]
-    # ...and the auditor sees the deck itself.
+    assert _face_up(view) == _dealt_face_up(VEGAS_DRAW1.deal(expected))
+    # ...and, while the game is in play, the auditor sees no more than the player does.
+    _full_view_is_sealed(http, wallet, view["id"])
+
+    # The player plays it with their own session; at the end the seed is revealed...
+    collected = _collect(http, wallet, view["id"])
+    assert collected["server_seed"] == seed
+    assert shuffle.seed_matches(seed, view["seed_commitment"])
+    # ...and the auditor sees the deck itself, the stock next card first.
     full = _full_view(http, view["id"])
     assert full["deck"] == list(expected)
     assert full["shuffle_algorithm"] == shuffle.ALGORITHM
-    assert full["stock"] == list(layout.stock)
-
-    # The player plays it with their own session; at the end the seed is revealed.
-    collected = http.post(f"/v1/games/{view['id']}/collect", wallet.player.token)
-    assert collected.status_code == 200, collected.get_json()
-    assert collected.get_json()["server_seed"] == seed
-    assert shuffle.seed_matches(seed, view["seed_commitment"])
+    assert full["stock"] == list(expected[28:])
 
 
 def _published_deck() -> list[str]:
@@ -110,8 +130,9 @@ def test_the_worked_example_seed_deals_the_published_deck(http: Http) -> None:
     assert view["seed_commitment"] == WORKED_COMMITMENT
     published = _published_deck()
     assert len(published) == 52
-    assert _full_view(http, view["id"])["deck"] == published
     assert _face_up(view)[:3] == ["2C", "JC", "KC"]  # the first columns of its table
+    assert _collect(http, wallet, view["id"])["server_seed"] == WORKED_SEED
+    assert _full_view(http, view["id"])["deck"] == published
 
 
 def test_an_operator_deals_a_given_deck_card_for_card(http: Http) -> None:
@@ -122,11 +143,19 @@ def test_an_operator_deals_a_given_deck_card_for_card(http: Http) -> None:
     assert dealt.status_code == 201, dealt.get_json()
     view = dealt.get_json()
     assert view["certification"] is True
-    assert view["seed_commitment"] is None  # a given deck has no seed
+    # A given deck has no seed: the game commits to the deck itself and keeps it sealed.
+    assert view["seed_commitment"] == shuffle.deck_commitment(deck)
+    assert view["revealed_deck"] is None
+    assert _face_up(view) == _dealt_face_up(VEGAS_DRAW1.deal(deck))
+    _full_view_is_sealed(http, wallet, view["id"])
+    # Collecting reveals the deck, which matches the commitment made at the deal.
+    collected = _collect(http, wallet, view["id"])
+    assert collected["revealed_deck"] == deck
+    assert collected["server_seed"] is None
+    assert shuffle.deck_matches(deck, view["seed_commitment"])
     full = _full_view(http, view["id"])
     assert full["deck"] == deck
     assert full["shuffle_algorithm"] == shuffle.CERTIFICATION_DECK
-    assert _face_up(view) == [column.up[-1] for column in klondike.deal(deck, 1, 1).tableau]
 
 
 def test_a_certification_game_is_flagged_in_view_history_and_stake_placed(http: Http) -> None:

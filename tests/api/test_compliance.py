@@ -11,6 +11,7 @@ from typing import Any
 
 import psycopg
 
+from service import shuffle
 from service.config import Settings
 from tests.api.client import Http, assert_problem
 from tests.api.factories import Game, GameFactory, PlayerFactory, WalletFactory
@@ -21,6 +22,7 @@ DbConn = psycopg.Connection[tuple[Any, ...]]
 
 #: Keys of the full (auditor's) view that a player must never see in a replay.
 HIDDEN_KEYS = {"deck", "stock", "waste_all", "foundation_piles", "shuffle_algorithm"}
+TIMESTAMPS = {"started_at", "last_event_at", "ended_at"}
 SEEDED_ONLY = {"seed-commitment", "deck"}
 
 
@@ -141,14 +143,12 @@ def test_an_auditor_replays_a_finished_certification_game_event_by_event(http: H
     verification = replay["verification"]
     assert verification["verified"] is True
     assert verification["findings"] == []
-    assert verification["checks"] == {
-        "hash-chain": "pass",
-        "seed-commitment": "not-applicable",  # a given deck has no seed
-        "deck": "not-applicable",
-        "rules": "pass",
-        "payout": "pass",
-        "ledger": "pass",
-    }
+    # A given deck is committed to at the deal and revealed at the end: both are checked.
+    assert verification["checks"] == dict.fromkeys(
+        ("hash-chain", "seed-commitment", "deck", "rules", "payout", "ledger"), "pass"
+    )
+    assert steps[-1]["data"]["deck"] == list(easy_deck())
+    assert steps[1]["data"]["seed_commitment"] == shuffle.deck_commitment(easy_deck())
 
 
 def test_a_game_dealt_from_a_real_seed_verifies_its_seed_and_deck(http: Http) -> None:
@@ -246,13 +246,19 @@ def test_an_in_progress_game_replays_for_auditors_only(http: Http) -> None:
     assert replay["verification"]["verified"] is True
     assert replay["outcome"]["status"] == "in_progress"
     assert replay["outcome"]["payout"] is None
-    # The auditor's full view: the deck and every face-down card, though the seed is secret.
+    # Sealed until seen: while the seed is secret the auditor sees what the player sees. The
+    # deal records only what it showed, and no step names a face-down card or the stock.
     dealt = replay["steps"][1]
-    assert len(dealt["data"]["deck"]) == 52
-    assert replay["final"]["deck"] == dealt["data"]["deck"]
+    assert dealt["data"]["deck"] is None
+    assert [p["down"] for p in dealt["data"]["piles"] if p["pile"].startswith("tableau:")] == list(
+        range(7)
+    )
+    for step in replay["steps"][1:]:
+        _assert_masked(step["state"])
+    mine = http.get(f"/v1/games/{game.id}", game.player.token).get_json()
+    assert replay["final"] == {k: v for k, v in mine.items() if k not in TIMESTAMPS}
     assert replay["final"]["server_seed"] is None
-    assert [len(c["face_down_cards"]) for c in replay["final"]["tableau"]] == list(range(7))
-    assert len(replay["final"]["stock"]) == 23
+    assert replay["final"]["stock_count"] == 23
 
     body = assert_problem(
         http.get(f"/v1/games/{game.id}/replay", game.player.token), 409, "game-not-finished"
@@ -267,6 +273,8 @@ def _assert_masked(state: dict[str, Any]) -> None:
     assert not HIDDEN_KEYS & state.keys(), sorted(HIDDEN_KEYS & state.keys())
     for column in state["tableau"]:
         assert set(column) == {"face_down", "face_up"}
+    for pile in state["piles"]:
+        assert "face_down_cards" not in pile
 
 
 def test_a_player_replays_their_own_finished_game_masked(http: Http) -> None:
@@ -282,15 +290,16 @@ def test_a_player_replays_their_own_finished_game_masked(http: Http) -> None:
     assert [c["face_down"] for c in replay["steps"][1]["state"]["tableau"]] == list(range(7))
     dealt = replay["steps"][1]
     assert dealt["type"] == "Dealt"
-    assert isinstance(dealt["data"]["deck"], str)
-    assert "AS" not in str(dealt["data"])  # no card of the deal order shows anywhere
+    assert dealt["data"]["deck"] is None  # the deal records only what it showed
+    assert "AS" not in str(dealt["data"])  # a face-down card at the deal shows nowhere
     assert replay["outcome"]["payout"] == 100
     assert replay["verification"]["verified"] is True
 
     # The same game, for an auditor, is not masked; another player may not see it at all.
     full = _replay(http, game.id, http.auditor_key)
     assert full["masked"] is False
-    assert full["steps"][1]["data"]["deck"] == list(easy_deck())
+    assert full["steps"][1]["state"]["deck"] == list(easy_deck())
+    assert full["steps"][-1]["data"]["deck"] == list(easy_deck())  # revealed by the collect
     stranger = PlayerFactory.create()
     assert_problem(http.get(f"/v1/games/{game.id}/replay", stranger.token), 404, "not-found")
 
@@ -478,7 +487,7 @@ def test_voids_and_big_wins_are_logged_as_significant_events(http: Http) -> None
     # A big win (at or over the threshold of 100,000) is the player's own doing.
     assert (win["player_id"], win["actor"]) == (big.player.id, big.player.id)
     assert (win["amount"], win["currency"]) == (130_000, "GBP")
-    assert win["details"]["foundation_count"] == 52
+    assert win["details"]["units"] == 52
     assert win["details"]["threshold"] == 100_000
     ids = [i["id"] for i in everything["items"]]
     assert ids == sorted(ids, reverse=True)
@@ -499,6 +508,15 @@ def test_voids_and_big_wins_are_logged_as_significant_events(http: Http) -> None
         assert_problem(
             http.get(f"/v1/significant-events{query}", http.auditor_key), 422, "validation-error"
         )
+
+
+def test_a_big_win_still_names_its_foundation_count(http: Http) -> None:
+    big = GameFactory.create(deck=list(easy_deck()), stake=26_000)
+    assert _win_and_collect(http, big)["payout"] == 130_000
+    wins = _significant(http, "?kind=big-win&limit=200")["items"]
+    (win,) = [i for i in wins if i["game_id"] == big.id]
+    assert win["details"]["units"] == 52
+    assert win["details"]["foundation_count"] == 52
 
 
 def test_significant_events_page_on_with_the_next_cursor(http: Http) -> None:

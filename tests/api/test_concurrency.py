@@ -204,6 +204,8 @@ def test_every_game_response_carries_its_version_as_etag(table: Table, admin_con
         ("move", {"from": "tableau:1", "to": "foundation"}),
         ("undo", None),
         ("collect", None),
+        ("actions", {"action": "draw"}),
+        ("actions", {"action": "collect"}),
     ],
 )
 def test_a_stale_if_match_is_412_and_changes_nothing(
@@ -270,6 +272,43 @@ def test_simultaneous_draws_that_read_one_version_apply_exactly_one(
     assert table.version() == 3
     assert event_types(admin_conn, f"game-{table.game_id}").count("CardDrawn") == 1
     assert applied.get_json() == table.view().get_json()
+
+
+@pytest.mark.parametrize("racers", [2, 4])
+def test_draws_through_either_route_that_read_one_version_apply_exactly_one(
+    app: Flask, table: Table, admin_conn: DbConn, racers: int
+) -> None:
+    """The generic actions route and the draw route are one command: racing, one applies."""
+    commands = [
+        table.command("actions", {"action": "draw"}) if i % 2 == 0 else table.command("draw")
+        for i in range(racers)
+    ]
+    answers = race(app, commands, hold=admin_conn)
+
+    assert statuses(answers) == [200] + [409] * (racers - 1)
+    for refused in (a for a in answers if a.status_code == 409):
+        assert_problem(refused, 409, "concurrent-update")
+    assert table.version() == 3
+    assert event_types(admin_conn, f"game-{table.game_id}").count("CardDrawn") == 1
+
+
+def test_a_draw_racing_a_collect_through_the_actions_route_applies_exactly_one(
+    app: Flask, table: Table, admin_conn: DbConn
+) -> None:
+    draw, collect = race(
+        app,
+        [
+            table.command("actions", {"action": "draw"}),
+            table.command("actions", {"action": "collect"}),
+        ],
+        hold=admin_conn,
+    )
+
+    assert sorted([draw.status_code, collect.status_code]) == [200, 409]
+    events = event_types(admin_conn, f"game-{table.game_id}")
+    assert table.version() == 3 == len(events)
+    assert events[-1] == ("Collected" if collect.status_code == 200 else "CardDrawn")
+    assert ledger_kinds(admin_conn, table.player.id) == ["deposit", "stake"]  # nothing won
 
 
 @pytest.mark.parametrize("racers", [2, 3, 4, 5, 6])

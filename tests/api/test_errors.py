@@ -277,6 +277,12 @@ BAD: dict[str, Bad] = {
     "move: from any foundation": Bad(
         "player", "POST", MOVE, {"from": "foundation", "to": "tableau:0"}, field="from"
     ),
+    "move: to a pile no game has": Bad(
+        "player", "POST", MOVE, {"from": "tableau:1", "to": "reserve"}, field="to"
+    ),
+    "move: from pyramid:28": Bad(
+        "player", "POST", MOVE, {"from": "pyramid:28", "to": "foundation"}, field="from"
+    ),
     "move: to foundation:4": Bad(
         "player", "POST", MOVE, {"from": "tableau:1", "to": "foundation:4"}, field="to"
     ),
@@ -314,6 +320,10 @@ BAD: dict[str, Bad] = {
     ),
     "turn: column 7": Bad("player", "POST", TURN, {"column": 7}, field="column"),
     "turn: column -1": Bad("player", "POST", TURN, {"column": -1}, field="column"),
+    "turn: column and pile": Bad(
+        "player", "POST", TURN, {"column": 1, "pile": "tableau:1"}, field="column"
+    ),
+    "turn: pile no game has": Bad("player", "POST", TURN, {"pile": "tableau:9"}, field="pile"),
     "preferences: card_back 13": Bad(
         "player", "PUT", PREFS, prefs(card_back=13), field="card_back"
     ),
@@ -476,6 +486,12 @@ def test_a_malformed_header_is_400_and_changes_nothing(
         ("move", {"from": "tableau:0", "to": "tableau:0"}, "same-pile"),
         ("move", {"from": "foundation:0", "to": "tableau:0"}, "source-empty"),
         ("move", {"from": "tableau:3", "to": "tableau:0", "count": 5}, "invalid-count"),
+        ("turn", {"pile": "waste"}, "unknown-pile"),
+        # Piles only other games have: /move refuses them as invalid input (it always has),
+        # the generic route by the game's rules.
+        ("actions", {"action": "move", "from": "tableau:1", "to": "waste"}, "invalid-destination"),
+        ("actions", {"action": "move", "from": "foundation", "to": "tableau:0"}, "invalid-source"),
+        ("actions", {"action": "move", "from": "pyramid:3", "to": "foundation"}, "unknown-pile"),
     ],
 )
 def test_a_broken_rule_names_the_rule_and_changes_nothing(

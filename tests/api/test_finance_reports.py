@@ -13,7 +13,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from service.config import Settings
-from service.variants import VARIANTS
+from service.games import GAMES
 from service.wiring import Container
 from tests.api.client import Http, assert_problem
 from tests.api.factories import Game, GameFactory
@@ -103,7 +103,7 @@ def test_the_daily_report_counts_a_days_play_by_variant(http: Http) -> None:
 
     assert (after["currency"], after["from"], after["to"]) == ("GBP", str(start), str(today))
     # Every day and variant has a row, in order, whether or not anyone played.
-    grid = [(str(start + timedelta(days=d)), v) for d in range(3) for v in sorted(VARIANTS)]
+    grid = [(str(start + timedelta(days=d)), v) for d in range(3) for v in sorted(GAMES)]
     assert [(r["day"], r["variant"]) for r in after["days"]] == grid
     for row in after["days"]:
         _assert_consistent(row)
@@ -128,9 +128,9 @@ def test_the_daily_report_counts_a_days_play_by_variant(http: Http) -> None:
     }
     held = {
         v: _row(after, today, v)["held_at_end"] - _row(before, today, v)["held_at_end"]
-        for v in VARIANTS
+        for v in GAMES
     }
-    assert held == {"vegas-draw1": 520, "vegas-draw3": 0}
+    assert held == dict.fromkeys(GAMES, 0) | {"vegas-draw1": 520}
     # Earlier days are as they were.
     assert [r for r in after["days"] if r["day"] != str(today)] == [
         r for r in before["days"] if r["day"] != str(today)
@@ -150,7 +150,7 @@ def test_days_without_play_are_rows_of_zeros(http: Http) -> None:
     start = date(2001, 1, 30)  # long before any test played, across a month's end
     report = _report(http, start, date(2001, 2, 1))
     assert [(r["day"], r["variant"]) for r in report["days"]] == [
-        (str(start + timedelta(days=d)), v) for d in range(3) for v in sorted(VARIANTS)
+        (str(start + timedelta(days=d)), v) for d in range(3) for v in sorted(GAMES)
     ]
     zero = dict.fromkeys((*COUNTS, "ggr"), 0) | {"rtp": None}
     for row in report["days"]:
@@ -178,7 +178,7 @@ def test_the_daily_report_as_csv(http: Http) -> None:
     rows = list(csv.reader(io.StringIO(response.get_data(as_text=True))))
     assert rows[0] == CSV_HEADER
     days, totals = rows[1:-3], rows[-3:]
-    assert len(days) == len(json_report["days"]) == 2 * len(VARIANTS)
+    assert len(days) == len(json_report["days"]) == 2 * len(GAMES)
     for line, row in zip(days, json_report["days"], strict=True):
         assert line == [
             row["day"],
@@ -205,7 +205,7 @@ def test_the_daily_report_as_csv(http: Http) -> None:
 def test_a_daily_report_request_is_validated(http: Http) -> None:
     today = _today()
     year_ago = today - timedelta(days=365)  # 366 days: the most one request may ask for
-    assert len(_report(http, year_ago, today)["days"]) == 366 * len(VARIANTS)
+    assert len(_report(http, year_ago, today)["days"]) == 366 * len(GAMES)
     bad = {
         f"from={today}&to={today - timedelta(days=1)}&currency=GBP": "to",
         f"from={year_ago - timedelta(days=1)}&to={today}&currency=GBP": "to",
@@ -276,7 +276,7 @@ def test_days_at_the_ends_of_the_calendar_are_reported_and_reconciled(http: Http
             f"/v1/reports/daily?from={first}&to={last}&currency=GBP", http.finance_key
         )
         assert response.status_code == 200, response.get_json()
-        assert len(response.get_json()["days"]) == 31 * 2  # both variants
+        assert len(response.get_json()["days"]) == 31 * len(GAMES)  # every game
         for day in (first, last):
             found = http.get(f"/v1/reconciliation?date={day}", http.finance_key)
             assert found.status_code == 200, found.get_json()

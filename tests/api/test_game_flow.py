@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service import shuffle
 from tests.api.client import Http
 from tests.api.factories import GameFactory, WalletFactory
 from tests.builders import easy_deck
@@ -26,8 +27,21 @@ def test_a_whole_certification_game_from_deal_to_collect(http: Http) -> None:
     assert view["status"] == "in_progress"
     assert (view["stake"], view["win_rate"], view["winnings"]) == (1_040, 100, 0)
     assert view["stock_count"] == 24
-    assert view["seed_commitment"] is None  # a given deck has no seed to commit to
+    # A given deck has no seed: the game commits to the deck, which stays sealed until the end.
+    assert view["seed_commitment"] == shuffle.deck_commitment(easy_deck())
+    assert view["revealed_deck"] is None
     assert [c["face_down"] for c in view["tableau"]] == [0, 1, 2, 3, 4, 5, 6]
+    # The fields every game's view has: what it is, what it pays for, and every pile.
+    assert (view["variant"], view["title"]) == ("vegas-draw1", "Vegas Klondike, draw one, one pass")
+    assert (view["multiplier"], view["units"], view["max_units"]) == ("5", 0, 52)
+    assert view["counters"] == {"stock": 24, "passes_left": 1}
+    assert [(p["id"], p["kind"], p["count"], p["face_down"]) for p in view["piles"]] == [
+        ("stock", "stock", 24, 24),
+        ("waste", "waste", 0, 0),
+        *((f"foundation:{f}", "foundation", 0, 0) for f in range(4)),
+        *((f"tableau:{c}", "tableau", c + 1, c) for c in range(7)),
+    ]
+    assert [p["cards"] for p in view["piles"][6:]] == [c["face_up"] for c in view["tableau"]]
 
     # The player plays the operator's deal with their own session.
     for _ in range(24):
@@ -63,6 +77,8 @@ def test_a_whole_certification_game_from_deal_to_collect(http: Http) -> None:
     assert done["status"] == "collected"
     assert done["payout"] == 5_200
     assert done["ended_at"] is not None
+    assert done["revealed_deck"] == list(easy_deck())
+    assert done["server_seed"] is None
 
     wallet_now = http.get(f"/v1/players/{player.id}/wallet", player.token).get_json()
     assert wallet_now["balance"] == 2_000 - 1_040 + 5_200

@@ -48,7 +48,8 @@ from service import audit
 from service import game as g
 from service.config import PROJECT_ROOT, Settings
 from service.context import Actor, RequestContext, event_metadata
-from service.games import Games, LoadedGame, game_stream
+from service.game_service import Games, LoadedGame, game_stream
+from service.games import game_named
 from service.paytable import Paytable
 from service.wiring import Container, build
 from tests.dbtools import scratch_database, server_admin_url
@@ -88,17 +89,17 @@ def _play(index: int, player_id: uuid.UUID, table: Paytable) -> PlayedGame:
     game_id = uuid.uuid4()
     client_seed = f"{rng.getrandbits(64):016x}" if rng.random() < 0.5 else None
     variant = rng.choice(("vegas-draw1", "vegas-draw3"))
-    seed, start = Games._deal(
+    _, seed, start = Games._deal(
         game_id, player_id, variant, _stake(rng, table), table, client_seed, None
     )
-    assert seed is not None
+    sealed = g.hidden_cards(game_named(variant), start.deck)
     steps = [g.decide(g.INITIAL, start)]
     state = g.fold(steps[0])
     for _ in range(rng.randint(10, MAX_COMMANDS)):
         options = [c for c in g.legal_commands(state) if not isinstance(c, g.Collect)]
         if not options:
             break
-        steps.append(g.decide(state, rng.choice(options)))
+        steps.append(g.decide(state, rng.choice(options), sealed))
         state = g.fold(steps[-1], state)
     steps.append(g.decide(state, g.Collect(reason="player", server_seed=seed.hex())))
     state = g.fold(steps[-1], state)
@@ -114,9 +115,10 @@ def _write(container: Container, game: PlayedGame) -> None:
     table = container.settings.paytables[CURRENCY]
     stream = game_stream(game.game_id)
     player, game_id = str(game.player_id), str(game.game_id)
+    rules = game.state.info.rules_version if game.state.info else None
     requests = [RequestContext(Actor(player, "player")) for _ in game.steps]
     new = [
-        [NewEvent.of(e, event_metadata(request, table.id, table.version)) for e in events]
+        [NewEvent.of(e, event_metadata(request, table.id, table.version, rules)) for e in events]
         for request, events in zip(requests, game.steps, strict=True)
     ]
     played = [e for events in game.steps[:-1] for e in events]

@@ -1,8 +1,8 @@
 """Rules-core figures: events folded per second replaying recorded random games, and the mean
-time of one decide+evolve step.
+time of one decide+evolve step; for Vegas, then for every registered game.
 
-The corpus (10,000 random games by default) is generated once with both cores and cached as
-encoded events under ``.data/bench/`` so repeated runs measure replay, not generation.
+The Vegas corpus (10,000 random games by default) is generated once with both cores and cached
+as encoded events under ``.data/bench/`` so repeated runs measure replay, not generation.
 """
 
 from __future__ import annotations
@@ -19,52 +19,63 @@ from events import codec
 from events.catalog import GameEvent
 from service import game as g
 from service import shuffle
+from service.games import GAMES as REGISTERED
+from service.games import game_named
 from service.paytable import default_paytables
+from service.rules.cards import Card
 
 GAMES = int(os.environ.get("BENCH_GAMES", "10000"))
+PER_GAME = int(os.environ.get("BENCH_GAMES_PER_GAME", "300"))
 MAX_COMMANDS = 120
-CACHE = Path(".data/bench") / f"games-{GAMES}-{shuffle.ALGORITHM.replace('/', '-')}.jsonl"
+CACHE = Path(".data/bench") / f"games-{GAMES}-{shuffle.ALGORITHM.replace('/', '-')}-sealed.jsonl"
 PAYTABLE = default_paytables()["GBP"]
 
 
-def _start(index: int, rng: random.Random) -> tuple[g.Game, list[GameEvent], bytes]:
+def _start(
+    index: int, rng: random.Random, variant: str | None
+) -> tuple[g.Game, list[GameEvent], bytes, tuple[Card, ...]]:
     seed = rng.randbytes(32)
+    rules = game_named(variant or rng.choice(("vegas-draw1", "vegas-draw3")))
+    deck = shuffle.derive_deck(seed, None, rules.decks)
     command = g.StartGame(
         game_id=f"bench-{index}",
         player_id=f"player-{index % 97}",
-        variant=rng.choice(("vegas-draw1", "vegas-draw3")),
+        variant=rules.id,
         stake=rng.choice(PAYTABLE.ladder),
         paytable=PAYTABLE,
-        deck=shuffle.derive_deck(seed),
+        deck=deck,
         shuffle_algorithm=shuffle.ALGORITHM,
         seed_commitment=shuffle.commitment(seed),
     )
     events = g.decide(g.INITIAL, command)
-    return g.fold(events), events, seed
+    return g.fold(events), events, seed, g.hidden_cards(rules, deck)
 
 
-def play_random_game(index: int) -> tuple[list[GameEvent], list[g.Command]]:
-    """One game of random legal commands, collected at the end; its events and commands."""
+def play_random_game(
+    index: int, variant: str | None = None
+) -> tuple[list[GameEvent], list[g.Command], tuple[Card, ...]]:
+    """One game of random legal commands, collected at the end; its events, its commands and
+    its sealed cards. Without a variant, Vegas draw one or three at random."""
     rng = random.Random(index)
-    state, events, seed = _start(index, rng)
+    state, events, seed, sealed = _start(index, rng, variant)
     commands: list[g.Command] = []
     for _ in range(rng.randint(10, MAX_COMMANDS)):
         options = [c for c in g.legal_commands(state) if not isinstance(c, g.Collect)]
         if not options:
             break
         command = rng.choice(options)
-        new = g.decide(state, command)
+        new = g.decide(state, command, sealed)
         state = g.fold(new, state)
         events.extend(new)
         commands.append(command)
     collect = g.Collect(server_seed=seed.hex())
     events.extend(g.decide(state, collect))
     commands.append(collect)
-    return events, commands
+    return events, commands, sealed
 
 
 def _encoded_game(index: int) -> str:
-    events, _ = play_random_game(index)
+    events, _, _ = play_random_game(index)
     return json.dumps([codec.encode(e) for e in events])
 
 
@@ -102,21 +113,41 @@ def run() -> Iterator[str]:
     yield f"decode stored JSON (marshmallow, validating): {events / decode_s:,.0f} events/s"
     yield f"decode + fold: {events / (decode_s + fold_s):,.0f} events/s"
 
-    # One decide+evolve step, measured by re-deciding recorded commands on their states.
     sample = [play_random_game(i) for i in range(300)]
-    steps = 0
-    started = time.perf_counter()
-    for recorded, commands in sample:
-        state = g.fold(recorded[:2])
-        for command in commands:
-            state = g.fold(g.decide(state, command), state)
-            steps += 1
-    elapsed = time.perf_counter() - started
-    yield f"decide+evolve: {elapsed / steps * 1e6:.1f} us mean per command ({steps} commands)"
-
-    states = [g.fold(recorded[:-1]) for recorded, _ in sample]
+    yield f"decide+evolve: {_decide_evolve_us(sample):.1f} us mean per command"
+    states = [g.fold(recorded[:-1]) for recorded, _, _ in sample]
     started = time.perf_counter()
     for state in states:
         g.legal_commands(state)
     listing = (time.perf_counter() - started) / len(states)
     yield f"legal moves listing (end of game): {listing * 1e6:.0f} us per call"
+
+    for game_id in REGISTERED:
+        games = [play_random_game(i, game_id) for i in range(PER_GAME)]
+        played = [recorded for recorded, _, _ in games]
+        count = sum(len(recorded) for recorded in played)
+
+        def fold_these(these: list[list[GameEvent]] = played) -> None:
+            for recorded in these:
+                g.fold(recorded)
+
+        folded = min(_timed(fold_these) for _ in range(3))
+        yield (
+            f"{game_id}: decide+evolve {_decide_evolve_us(games):.1f} us per action, "
+            f"fold {count / folded:,.0f} events/s ({PER_GAME} random games, {count} events)"
+        )
+
+
+Sample = list[tuple[list[GameEvent], list[g.Command], tuple[Card, ...]]]
+
+
+def _decide_evolve_us(sample: Sample) -> float:
+    """One decide+evolve step, measured by re-deciding recorded commands on their states."""
+    steps = 0
+    started = time.perf_counter()
+    for recorded, commands, sealed in sample:
+        state = g.fold(recorded[:2])
+        for command in commands:
+            state = g.fold(g.decide(state, command, sealed), state)
+            steps += 1
+    return (time.perf_counter() - started) / steps * 1e6

@@ -55,6 +55,11 @@ def store(request: pytest.FixtureRequest) -> Iterator[EventStore]:
         yield CommittingPostgresStore(request.getfixturevalue("container"))
 
 
+def _drawn(cards: tuple[str, ...]) -> CardDrawn:
+    """A draw from the stock onto the waste, as Klondike records it."""
+    return CardDrawn("stock", "waste", cards)
+
+
 def _stream() -> str:
     return f"test-{uuid.uuid4()}"
 
@@ -65,7 +70,7 @@ def _events(*events: Any, actor: str = "tester") -> list[NewEvent]:
 
 def test_append_to_a_new_stream_starts_at_version_1(store: EventStore) -> None:
     stream = _stream()
-    recorded = store.append(stream, _events(CardDrawn(("AS",)), CardTurned(3, "KH")), 0)
+    recorded = store.append(stream, _events(_drawn(("AS",)), CardTurned("tableau:3", "KH")), 0)
     assert [r.version for r in recorded] == [1, 2]
     assert [r.type for r in recorded] == ["CardDrawn", "CardTurned"]
     assert recorded[0].position < recorded[1].position
@@ -75,13 +80,13 @@ def test_append_to_a_new_stream_starts_at_version_1(store: EventStore) -> None:
 
 def test_read_stream_returns_what_was_appended_in_order(store: EventStore) -> None:
     stream = _stream()
-    store.append(stream, _events(CardDrawn(("AS",))), 0)
-    store.append(stream, _events(CardDrawn(("2S",)), StockRecycled(2, 2)), 1)
+    store.append(stream, _events(_drawn(("AS",))), 0)
+    store.append(stream, _events(_drawn(("2S",)), StockRecycled(2, 2)), 1)
     records = store.read_stream(stream)
     assert [r.version for r in records] == [1, 2, 3]
     assert [r.decode() for r in records] == [
-        CardDrawn(("AS",)),
-        CardDrawn(("2S",)),
+        _drawn(("AS",)),
+        _drawn(("2S",)),
         StockRecycled(2, 2),
     ]
     assert records[0].metadata == {"actor": "tester", "role": "system"}
@@ -89,7 +94,7 @@ def test_read_stream_returns_what_was_appended_in_order(store: EventStore) -> No
 
 def test_read_stream_up_to_and_after_a_version(store: EventStore) -> None:
     stream = _stream()
-    store.append(stream, _events(*(CardDrawn((c,)) for c in ("AS", "2S", "3S", "4S"))), 0)
+    store.append(stream, _events(*(_drawn((c,)) for c in ("AS", "2S", "3S", "4S"))), 0)
     assert [r.version for r in store.read_stream(stream, to_version=2)] == [1, 2]
     assert [r.version for r in store.read_stream(stream, after_version=2)] == [3, 4]
     assert [r.version for r in store.read_stream(stream, after_version=1, to_version=3)] == [2, 3]
@@ -101,9 +106,9 @@ def test_append_at_the_wrong_version_is_a_conflict_and_writes_nothing(
     store: EventStore, expected: int
 ) -> None:
     stream = _stream()
-    store.append(stream, _events(CardDrawn(("AS",))), 0)
+    store.append(stream, _events(_drawn(("AS",))), 0)
     with pytest.raises(ConcurrencyConflict) as exc:
-        store.append(stream, _events(CardDrawn(("2S",)), CardDrawn(("3S",))), expected)
+        store.append(stream, _events(_drawn(("2S",)), _drawn(("3S",))), expected)
     assert exc.value.stream_id == stream
     assert exc.value.expected_version == expected
     assert [r.version for r in store.read_stream(stream)] == [1]
@@ -111,20 +116,20 @@ def test_append_at_the_wrong_version_is_a_conflict_and_writes_nothing(
 
 def test_two_writers_at_the_same_version_one_wins(store: EventStore) -> None:
     stream = _stream()
-    store.append(stream, _events(CardDrawn(("AS",))), 0)
-    store.append(stream, _events(CardDrawn(("2S",))), 1)
+    store.append(stream, _events(_drawn(("AS",))), 0)
+    store.append(stream, _events(_drawn(("2S",))), 1)
     with pytest.raises(ConcurrencyConflict):
-        store.append(stream, _events(CardDrawn(("3S",))), 1)
-    assert [r.decode() for r in store.read_stream(stream)][-1] == CardDrawn(("2S",))
+        store.append(stream, _events(_drawn(("3S",))), 1)
+    assert [r.decode() for r in store.read_stream(stream)][-1] == _drawn(("2S",))
 
 
 def test_read_all_is_in_position_order_across_streams(store: EventStore) -> None:
     a, b = _stream(), _stream()
     start = store.read_all(after_position=0, limit=1_000_000)
     after = start[-1].position if start else 0
-    store.append(a, _events(CardDrawn(("AS",))), 0)
-    store.append(b, _events(CardDrawn(("KS",))), 0)
-    store.append(a, _events(CardDrawn(("2S",))), 1)
+    store.append(a, _events(_drawn(("AS",))), 0)
+    store.append(b, _events(_drawn(("KS",))), 0)
+    store.append(a, _events(_drawn(("2S",))), 1)
     records = store.read_all(after_position=after)
     assert [(r.stream_id, r.version) for r in records] == [(a, 1), (b, 1), (a, 2)]
     positions = [r.position for r in records]
@@ -135,15 +140,15 @@ def test_read_all_is_in_position_order_across_streams(store: EventStore) -> None
 
 def test_every_event_has_a_unique_id(store: EventStore) -> None:
     stream = _stream()
-    recorded = store.append(stream, _events(CardDrawn(("AS",)), CardDrawn(("2S",))), 0)
+    recorded = store.append(stream, _events(_drawn(("AS",)), _drawn(("2S",))), 0)
     assert recorded[0].event_id != recorded[1].event_id
     assert all(isinstance(r.event_id, uuid.UUID) for r in recorded)
 
 
 def test_hash_chain_links_each_event_to_the_one_before(store: EventStore) -> None:
     stream = _stream()
-    store.append(stream, _events(CardDrawn(("AS",)), CardDrawn(("2S",))), 0)
-    store.append(stream, _events(CardDrawn(("3S",))), 2)
+    store.append(stream, _events(_drawn(("AS",)), _drawn(("2S",))), 0)
+    store.append(stream, _events(_drawn(("3S",))), 2)
     records = store.read_stream(stream)
     assert records[0].prev_hash == chain.GENESIS
     assert records[1].prev_hash == records[0].hash
@@ -155,9 +160,9 @@ def test_hash_chain_links_each_event_to_the_one_before(store: EventStore) -> Non
 
 def test_verify_reports_the_first_event_that_does_not_match(store: EventStore) -> None:
     stream = _stream()
-    store.append(stream, _events(*(CardDrawn((c,)) for c in ("AS", "2S", "3S"))), 0)
+    store.append(stream, _events(*(_drawn((c,)) for c in ("AS", "2S", "3S"))), 0)
     records = store.read_stream(stream)
-    edited = [records[0], _with_data(records[1], {"cards": ["KS"]}), records[2]]
+    edited = [records[0], _with_data(records[1], {**records[1].data, "cards": ["KS"]}), records[2]]
     found = chain.verify(edited)
     assert found is not None
     assert (found.stream_id, found.version, found.problem) == (stream, 2, "hash-mismatch")
@@ -174,12 +179,12 @@ def _with_data(record: RecordedEvent, data: dict[str, Any]) -> RecordedEvent:
 
 def test_stored_data_is_a_copy(store: EventStore) -> None:
     stream = _stream()
-    new = _events(CardDrawn(("AS",)))
+    new = _events(_drawn(("AS",)))
     store.append(stream, new, 0)
     new[0].data["cards"].append("2S")  # the caller changes its dict afterwards
-    assert store.read_stream(stream)[0].data == {"cards": ["AS"]}
+    assert store.read_stream(stream)[0].data == {"from": "stock", "to": "waste", "cards": ["AS"]}
 
 
 def test_bad_stream_ids_are_refused(store: EventStore) -> None:
     with pytest.raises(ValueError, match="stream id"):
-        store.append("Game 1; DROP TABLE events", _events(CardDrawn(("AS",))), 0)
+        store.append("Game 1; DROP TABLE events", _events(_drawn(("AS",))), 0)

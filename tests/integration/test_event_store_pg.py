@@ -24,7 +24,7 @@ def _stream() -> str:
 
 
 def _new(card: str = "AS") -> NewEvent:
-    return NewEvent.of(CardDrawn((card,)), {"actor": "tester", "role": "system"})
+    return NewEvent.of(CardDrawn("stock", "waste", (card,)), {"actor": "tester", "role": "system"})
 
 
 def _append(container: Container, stream: str, count: int = 1, start: int = 0) -> None:
@@ -89,7 +89,8 @@ def test_verification_catches_an_edit_made_behind_the_trigger(
     assert chain.verify(_read(container, stream)) is None
     _tamper(
         admin_conn,
-        'UPDATE events SET data = \'{"cards": ["KH"]}\' WHERE stream_id = %(s)s AND version = 2',
+        "UPDATE events SET data = jsonb_set(data, '{cards}', '[\"KH\"]') "
+        "WHERE stream_id = %(s)s AND version = 2",
         {"s": stream},
     )
     found = chain.verify(_read(container, stream))
@@ -141,7 +142,11 @@ def test_appends_to_two_streams_share_one_transaction(container: Container) -> N
 def test_append_is_one_round_trip(container: Container) -> None:
     """The lock and the multi-row insert go to the server together: one Sync, one wait."""
     stream = _stream()
-    new = [_new(), _new("2S"), NewEvent.of(CardTurned(0, "KS"), {"actor": "t", "role": "system"})]
+    new = [
+        _new(),
+        _new("2S"),
+        NewEvent.of(CardTurned("tableau:0", "KS"), {"actor": "t", "role": "system"}),
+    ]
     with container.unit_of_work() as uow, tempfile.TemporaryFile("w+") as trace:
         uow.conn.execute("SELECT 1")  # the transaction's BEGIN, sent before we count
         uow.conn.pgconn.trace(trace.fileno())

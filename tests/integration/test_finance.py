@@ -8,9 +8,12 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import psycopg
+import pytest
 
-from service import finance
+from service import finance, shuffle
 from service import game as g
+from service.games import GAMES, GOLF
+from service.paytable import winnings
 from service.wiring import Container
 from tests.integration.conftest import OPERATOR, World, as_player
 
@@ -73,8 +76,8 @@ def test_the_report_has_zero_rows_for_days_without_play(fresh_container: Contain
     with fresh_container.unit_of_work() as uow:
         report = finance.daily_report(uow, start, _today(), "GBP")
     assert [(line.day, line.variant) for line in report.lines] == [
-        (start + timedelta(days=d), v) for d in range(3) for v in ("vegas-draw1", "vegas-draw3")
-    ]
+        (start + timedelta(days=d), v) for d in range(3) for v in sorted(GAMES)
+    ]  # every registered game, every day, played or not
     quiet = [line for line in report.lines if line.day < _today()]
     assert all(line.totals.stakes == 0 and line.held_at_end == 0 for line in quiet)
     assert all(line.totals.rtp is None for line in quiet)
@@ -143,3 +146,40 @@ def test_a_stored_reconciliation_is_read_back(fresh_container: Container) -> Non
         found = finance.stored_reconciliation(uow, _today())
     assert found is not None
     assert found[1] == stored
+
+
+def test_the_report_lists_every_game_with_its_own_money(
+    fresh_container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A golf game collected with three column cards cleared and a pyramid game left open."""
+    monkeypatch.setattr(shuffle, "new_server_seed", lambda: bytes([2]) * 32)
+    world = World(fresh_container)
+    golfer = world.player(balance=1_040)
+    golf_id = uuid.UUID(world.game(golfer, stake=1_040, variant="golf").state.game_id)
+    for _ in range(3):
+        state = world.c.games.game(golf_id).state
+        move = next(c for c in g.legal_commands(state) if isinstance(c, g.MoveCards))
+        world.c.games.play(as_player(golfer.player_id), golf_id, move)
+    done = world.c.games.collect(as_player(golfer.player_id), golf_id)
+    paid = winnings(3, 1_040, GOLF.multiplier, GOLF.max_units)
+    assert done.state.payout == paid == 115
+    world.game(world.player(balance=520), stake=520, variant="pyramid")  # left open
+
+    with fresh_container.unit_of_work() as uow:
+        assert finance.catch_up(uow) == 3  # 2 stakes, 1 collect
+    with fresh_container.unit_of_work() as uow:
+        report = finance.daily_report(uow, _today(), _today(), "GBP")
+    assert [line.variant for line in report.lines] == sorted(GAMES)
+    by_variant = {line.variant: line for line in report.lines}
+    golf, pyramid = by_variant["golf"], by_variant["pyramid"]
+    assert (golf.totals.games_started, golf.totals.games_finished) == (1, 1)
+    assert (golf.totals.stakes, golf.totals.payouts, golf.totals.refunds) == (1_040, paid, 0)
+    assert (golf.totals.ggr, golf.totals.rtp, golf.held_at_end) == (1_040 - paid, "0.1106", 0)
+    assert (pyramid.totals.games_started, pyramid.totals.games_finished) == (1, 0)
+    assert (pyramid.totals.stakes, pyramid.held_at_end) == (520, 520)
+    others = [line for line in report.lines if line.variant not in ("golf", "pyramid")]
+    assert all(line.totals.games_started == 0 and line.held_at_end == 0 for line in others)
+    assert (report.period.stakes, report.period.payouts) == (1_560, paid)
+    lines = finance.report_csv(report).splitlines()
+    assert f"{_today().isoformat()},golf,GBP,1,1,1040,115,0,925,0.1106,0" in lines
+    assert f"{_today().isoformat()},pyramid,GBP,1,0,520,0,0,520,0.0000,520" in lines

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
@@ -13,7 +14,7 @@ from events.catalog import CardDrawn, Collected, Dealt, StakePlaced
 from events.postgres import PostgresEventStore
 from events.records import NewEvent
 from service import game as g
-from service import klondike, shuffle
+from service import shuffle
 from service.context import Actor, RequestContext
 from service.errors import (
     CertificationDisabled,
@@ -22,13 +23,15 @@ from service.errors import (
     RuleViolation,
     VersionMismatch,
 )
-from service.games import CertificationDeal, Games, game_stream
+from service.game_service import CertificationDeal, Games, game_stream
+from service.games import VEGAS_DRAW1, klondike
 from service.ledger import InsufficientFunds
+from service.rules.table import Table, seal
 from service.storage.idempotency import KeyReused
 from service.storage.ledger import LedgerStore
 from service.storage.projections import ProjectionStore
 from service.wiring import Container
-from tests.builders import easy_deck
+from tests.builders import easy_deck, pile
 from tests.integration.conftest import OPERATOR, World, as_player
 
 
@@ -45,6 +48,19 @@ def _ledger(admin: psycopg.Connection[Any], game_id: uuid.UUID | str) -> list[tu
         "ORDER BY cause_version",
         (game_stream(game_id),),
     ).fetchall()
+
+
+def _dealt_from(seed: bytes) -> Table:
+    """The table a Vegas draw-one deal of ``seed``'s deck shows: face-down cards sealed."""
+    return seal(VEGAS_DRAW1.deal(shuffle.derive_deck(seed)))[0]
+
+
+def _stored_secret(admin: psycopg.Connection[Any], game_id: uuid.UUID) -> tuple[str, bytes]:
+    row = admin.execute(
+        "SELECT kind, ciphertext FROM game_seeds WHERE game_id = %s", (game_id,)
+    ).fetchone()
+    assert row is not None
+    return str(row[0]), bytes(row[1])
 
 
 def test_starting_a_game_debits_the_stake_and_deals_in_one_transaction(
@@ -90,14 +106,12 @@ def test_the_seed_is_stored_encrypted_committed_to_and_revealed_at_the_end(
     player = world.player(balance=520)
     loaded = world.game(player)
     game_id = uuid.UUID(loaded.state.game_id)
-    row = admin_conn.execute(
-        "SELECT ciphertext FROM game_seeds WHERE game_id = %s", (game_id,)
-    ).fetchone()
-    assert row is not None
-    seed = container.vault.decrypt(bytes(row[0]))
-    assert seed not in bytes(row[0])  # not stored in the clear
+    kind, ciphertext = _stored_secret(admin_conn, game_id)
+    assert kind == "seed"
+    seed = container.vault.decrypt(ciphertext)
+    assert seed not in ciphertext  # not stored in the clear
     assert loaded.state.seed_commitment == shuffle.commitment(seed)
-    assert loaded.state.deck == shuffle.derive_deck(seed)
+    assert loaded.state.table == _dealt_from(seed)  # the seed's deck, dealt and sealed
     assert loaded.state.server_seed is None
     done = container.games.collect(as_player(player.player_id), game_id)
     assert done.state.server_seed == seed.hex()
@@ -215,24 +229,30 @@ def test_a_conflicting_writer_makes_the_service_reload_and_retry_once(
     real_decide = g.decide
     interfered: list[int] = []
 
-    def decide_with_interference(state: g.Game, command: g.Command) -> list[Any]:
+    def decide_with_interference(
+        state: g.Game, command: g.Command, sealed: Sequence[str] = ()
+    ) -> list[Any]:
         if not interfered:
             interfered.append(state.version)
             with container.unit_of_work() as uow:  # a second writer gets in first
                 uow.events.append(
                     game_stream(game_id),
-                    [NewEvent.of(CardDrawn(("AS",)), {"actor": "other", "role": "player"})],
+                    [
+                        NewEvent.of(
+                            CardDrawn("stock", "waste", ("AS",)),
+                            {"actor": "other", "role": "player"},
+                        )
+                    ],
                     state.version,
                 )
                 uow.commit()
-        return real_decide(state, command)
+        return real_decide(state, command, sealed)
 
-    monkeypatch.setattr("service.games.g.decide", decide_with_interference)
+    monkeypatch.setattr("service.game_service.g.decide", decide_with_interference)
     loaded = world.c.games.play(as_player(player.player_id), game_id, g.Draw())
     assert interfered == [2]
     assert loaded.state.version == 4  # the other writer's draw, then ours
-    assert loaded.state.layout is not None
-    assert loaded.state.layout.waste == ("AS", "AH")
+    assert pile(loaded.state, "waste").cards == ("AS", "AH")
 
 
 def test_collect_pays_the_winnings_and_ends_the_game(
@@ -245,7 +265,7 @@ def test_collect_pays_the_winnings_and_ends_the_game(
         world.c.games.play(me, game_id, g.Draw())
         world.c.games.play(me, game_id, g.MoveCards("waste", "foundation"))
     done = world.c.games.collect(me, game_id)
-    assert (done.state.status, done.state.payout, done.state.foundation_count) == (
+    assert (done.state.status, done.state.payout, done.state.units) == (
         "collected",
         150,
         3,
@@ -269,20 +289,16 @@ def test_a_won_game_pays_five_times_the_stake(world: World) -> None:
         world.c.games.play(me, game_id, g.Draw())
         loaded = world.c.games.play(me, game_id, g.MoveCards("waste", "foundation"))
     while loaded.state.status == "in_progress":
-        layout = loaded.state.layout
-        assert layout is not None
-        turn = next((i for i, c in enumerate(layout.tableau) if c.down and not c.up), None)
+        table = loaded.state.table
+        assert table is not None
+        turn = next(iter(klondike.turnable_columns(table)), None)
         if turn is not None:
-            loaded = world.c.games.play(me, game_id, g.Turn(turn))
+            loaded = world.c.games.play(me, game_id, g.Turn(f"tableau:{turn}"))
             continue
         source = next(
-            f"tableau:{i}"
-            for i, c in enumerate(layout.tableau)
-            if c.up
-            and any(
-                m.source == f"tableau:{i}" and m.target.startswith("foundation")
-                for m in klondike.legal_moves(layout)
-            )
+            m.source
+            for m in klondike.legal_moves(table)
+            if m.source.startswith("tableau:") and m.target.startswith("foundation")
         )
         loaded = world.c.games.play(me, game_id, g.MoveCards(source, "foundation"))
     assert loaded.state.status == "complete"
@@ -351,8 +367,8 @@ def test_a_game_can_be_read_as_it_was_at_any_version(world: World) -> None:
     world.c.games.play(me, game_id, g.MoveCards("waste", "foundation"))
     at_3 = world.c.games.game(game_id, to_version=3).state
     assert at_3.version == 3
-    assert at_3.foundation_count == 0
-    assert world.c.games.game(game_id).state.foundation_count == 1
+    assert at_3.units == 0
+    assert world.c.games.game(game_id).state.units == 1
     records = world.c.games.records(game_id)
     assert [r.type for r in records] == ["StakePlaced", "Dealt", "CardDrawn", "CardMoved"]
     assert chain.verify(records) is None
@@ -374,7 +390,9 @@ def test_certification_deals_need_certification_mode(container: Container) -> No
     assert World(container).balance(player) == 520
 
 
-def test_a_certification_seed_deals_its_published_deck(world: World) -> None:
+def test_a_certification_seed_deals_its_published_deck(
+    world: World, admin_conn: psycopg.Connection[Any]
+) -> None:
     player = world.player(balance=520)
     seed = bytes(range(32))
     loaded = world.c.games.start(
@@ -385,8 +403,10 @@ def test_a_certification_seed_deals_its_published_deck(world: World) -> None:
         certification=CertificationDeal(seed_hex=seed.hex()),
     )
     assert loaded.state.certification
-    assert loaded.state.deck == shuffle.derive_deck(seed)
+    assert loaded.state.table == _dealt_from(seed)
     assert loaded.state.seed_commitment == shuffle.commitment(seed)
+    kind, ciphertext = _stored_secret(admin_conn, uuid.UUID(loaded.state.game_id))
+    assert (kind, world.c.vault.decrypt(ciphertext)) == ("seed", seed)
 
 
 def test_stake_and_variant_rules_are_enforced_before_any_money_moves(world: World) -> None:
@@ -394,7 +414,7 @@ def test_stake_and_variant_rules_are_enforced_before_any_money_moves(world: Worl
     for variant, stake, code in [
         ("vegas-draw1", 500, "stake-not-multiple"),
         ("vegas-draw1", 52, "stake-out-of-range"),
-        ("klondike", 520, "unknown-variant"),
+        ("spider", 520, "unknown-variant"),
     ]:
         with pytest.raises(RuleViolation) as exc:
             world.game(player, stake=stake, variant=variant)
@@ -425,4 +445,6 @@ def test_stakeplaced_records_the_paytable_and_rules(world: World) -> None:
     assert isinstance(dealt, Dealt)
     assert (placed.paytable_id, placed.paytable_version) == ("vegas-gbp", 1)
     assert placed.rules_version == "vegas-klondike/1"
+    assert (placed.variant, placed.multiplier, placed.max_units) == ("vegas-draw1", "5", 52)
     assert dealt.shuffle_algorithm == shuffle.ALGORITHM
+    assert dealt.deck is None  # sealed: the deal shows its face-up cards only

@@ -8,13 +8,18 @@ from datetime import timedelta
 from typing import Any
 
 import psycopg
+import pytest
 
 from service import game as g
+from service import shuffle
+from service.games import GOLF
 from service.idle import collect_idle
+from service.paytable import winnings
 from service.wiring import Container
 from tests.integration.conftest import World, as_player
 
 DAY = timedelta(hours=24)
+GOLF_SEED = bytes([2]) * 32  # its golf deal has a column card to play at once, and more
 
 
 def _age(admin: psycopg.Connection[Any], game_id: str, hours: float) -> None:
@@ -120,3 +125,46 @@ def test_a_game_played_since_the_scan_is_left_alone(
     monkeypatch.setattr(idle, "idle_games", scan_then_player_moves)
     assert collect_idle(world.c.games, world.c.unit_of_work, DAY) == []
     assert world.c.games.game(game_id).state.status == "in_progress"
+
+
+def test_an_idle_golf_game_is_collected_with_the_cards_it_cleared(
+    fresh_container: Container,
+    fresh_admin_conn: psycopg.Connection[Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Golf with a deal whose first plays clear column cards: collected by timeout, paid
+    floor(cleared x stake x 1.3 / 35)."""
+    monkeypatch.setattr(shuffle, "new_server_seed", lambda: GOLF_SEED)
+    world = World(fresh_container)
+    player = world.player(balance=1_040)
+    game_id = uuid.UUID(world.game(player, stake=1_040, variant="golf").state.game_id)
+    me = as_player(player.player_id)
+    for _ in range(3):
+        state = world.c.games.game(game_id).state
+        move = next(c for c in g.legal_commands(state) if isinstance(c, g.MoveCards))
+        world.c.games.play(me, game_id, move)
+    held = world.c.games.game(game_id).state
+    assert held.units == 3
+    owed = winnings(3, 1_040, GOLF.multiplier, GOLF.max_units)
+    assert held.winnings == owed == 115  # 3 x 1040 x 1.3 / 35 = 115.88, rounded down
+
+    assert collect_idle(world.c.games, world.c.unit_of_work, DAY) == []
+    _age(fresh_admin_conn, str(game_id), 25)
+    assert collect_idle(world.c.games, world.c.unit_of_work, DAY) == [game_id]
+    done = world.c.games.game(game_id).state
+    assert (done.status, done.end_reason, done.units, done.payout) == (
+        "collected",
+        "timeout",
+        3,
+        owed,
+    )
+    assert done.server_seed == GOLF_SEED.hex()
+    assert world.balance(player) == owed
+    row = world.c.games.history(player.player_id)[0]
+    assert (row.variant, row.status, row.foundation_count, row.end_reason) == (
+        "golf",
+        "collected",
+        3,
+        "timeout",
+    )
+    assert collect_idle(world.c.games, world.c.unit_of_work, DAY) == []  # once only

@@ -13,22 +13,38 @@ from events.catalog import (
     CardMoved,
     CardTurned,
     Collected,
+    Dealt,
     GameEvent,
+    StakePlaced,
     Voided,
 )
 from service import errors, shuffle
 from service import game as g
-from service.cards import RANKS
 from service.errors import RuleViolation
-from service.klondike import Layout
+from service.games import VEGAS_DRAW1
+from service.paytable import winnings
+from service.rules.cards import RANKS, Card
+from service.rules.table import Table
 from tests.builders import GBP, SEED, easy_deck, game_on, layout, play, start
 
 SEED_HEX = SEED.hex()
+EASY = easy_deck()
+TABLEAU = [f"tableau:{i}" for i in range(7)]
+FOUNDATIONS = [f"foundation:{i}" for i in range(4)]
 
 
-def _layout(game: g.Game) -> Layout:
-    assert game.layout is not None
-    return game.layout
+def _table(game: g.Game) -> Table:
+    assert game.table is not None
+    return game.table
+
+
+def _foundations(game: g.Game) -> tuple[tuple[Card, ...], ...]:
+    return tuple(_table(game).pile(f).up for f in FOUNDATIONS)
+
+
+def _foundation_count(game: g.Game) -> int:
+    """Cards on the foundations, counted from the table itself."""
+    return sum(len(f) for f in _foundations(game))
 
 
 def _refused(game: g.Game, command: g.Command) -> str:
@@ -47,7 +63,7 @@ PLAY_COMMANDS: list[g.Command] = [
     g.Recycle(),
     g.MoveCards("waste", "foundation"),
     g.MoveCards("tableau:0", "tableau:1"),
-    g.Turn(0),
+    g.Turn("tableau:0"),
     g.Undo(),
 ]
 
@@ -64,21 +80,33 @@ def test_winnings_follow_the_foundation_count_at_every_step() -> None:
         (g.MoveCards("tableau:1", "foundation:0"), 100),
         (g.Draw(), 100),
         (g.Undo(), 100),
-        (g.Turn(0), 100),
+        (g.Turn("tableau:0"), 100),
         (g.MoveCards("foundation:0", "tableau:1"), 50),
         (g.Undo(), 100),
     ]
     assert (game.win_rate, game.winnings) == (50, 0)
-    for command, winnings in steps:
+    for command, expected in steps:
         game, _ = play(game, command)
-        assert game.winnings == winnings
-        assert game.winnings == _layout(game).foundation_count * game.win_rate
+        assert game.winnings == expected
+        assert game.units == _foundation_count(game)
+        assert game.winnings == _foundation_count(game) * game.win_rate
+        assert game.winnings == winnings(game.units, 520, "5", 52)
 
 
 def test_win_rate_is_a_fifty_second_of_five_stakes() -> None:
     game = game_on(layout(["4S|2H"], stock="9D", waste="AH"), stake=1040)
     game, _ = play(game, g.MoveCards("waste", "foundation"), g.MoveCards("tableau:0", "foundation"))
-    assert (game.win_rate, game.foundation_count, game.winnings) == (100, 2, 200)
+    assert (game.win_rate, game.units, game.winnings) == (100, 2, 200)
+
+
+def test_winnings_follow_the_multiplier_the_game_was_dealt_under() -> None:
+    """Klondike pays M 2 over 52 cards: at 520 a card is worth 20, not Vegas's 50."""
+    lay = layout(["4S|2H"], stock="9D", waste="AH", passes_left=None)
+    game = game_on(lay, variant="klondike")
+    assert game.info is not None
+    assert (game.info.multiplier, game.info.max_units) == ("2", 52)
+    game, _ = play(game, g.MoveCards("waste", "foundation"), g.MoveCards("tableau:0", "foundation"))
+    assert (game.win_rate, game.units, game.winnings) == (20, 2, 40)
 
 
 # --- auto-complete ------------------------------------------------------------------------------
@@ -95,9 +123,9 @@ def _almost_done_by_turn() -> g.Game:
 
 
 def test_turning_the_last_face_down_card_triggers_auto_complete() -> None:
-    game, events = play(_almost_done_by_turn(), g.Turn(0))
+    game, events = play(_almost_done_by_turn(), g.Turn("tableau:0"))
     assert events == [
-        CardTurned(0, "QD"),
+        CardTurned("tableau:0", "QD"),
         AutoCompleted(
             (
                 AutoMove("tableau:0", "foundation:2", "QD"),
@@ -108,10 +136,10 @@ def test_turning_the_last_face_down_card_triggers_auto_complete() -> None:
         ),
     ]
     assert game.status == "complete"
-    assert game.foundation_count == 52
+    assert game.units == 52
     assert game.winnings == 52 * 50
-    assert all(len(f) == 13 for f in _layout(game).foundations)
-    assert all(col.is_empty for col in _layout(game).tableau)
+    assert all(len(f) == 13 for f in _foundations(game))
+    assert all(len(_table(game).pile(t)) == 0 for t in TABLEAU)
 
 
 def test_playing_the_last_waste_card_triggers_auto_complete() -> None:
@@ -130,12 +158,12 @@ def test_playing_the_last_waste_card_triggers_auto_complete() -> None:
 
 @pytest.mark.parametrize("command", PLAY_COMMANDS, ids=lambda c: type(c).__name__)
 def test_a_completed_game_refuses_every_play_command(command: g.Command) -> None:
-    game, _ = play(_almost_done_by_turn(), g.Turn(0))
+    game, _ = play(_almost_done_by_turn(), g.Turn("tableau:0"))
     assert _refused(game, command) == errors.GAME_COMPLETE
 
 
 def test_a_completed_game_can_be_collected_for_the_maximum() -> None:
-    game, _ = play(_almost_done_by_turn(), g.Turn(0))
+    game, _ = play(_almost_done_by_turn(), g.Turn("tableau:0"))
     game, events = play(game, g.Collect(server_seed=SEED_HEX))
     assert events == [Collected("player", 2600, "GBP", 52, SEED_HEX)]
     assert (game.status, game.payout, game.refund) == ("collected", 2600, 0)
@@ -149,9 +177,9 @@ def test_auto_complete_waits_while_a_face_down_card_remains() -> None:
     game, events = play(game_on(lay), g.MoveCards("tableau:1", "foundation"))
     assert events == [CardMoved("tableau:1", "foundation:2", ("QD",))]
     assert game.status == "in_progress"
-    game, events = play(game, g.Turn(0))
+    game, events = play(game, g.Turn("tableau:0"))
     assert events == [
-        CardTurned(0, "KS"),
+        CardTurned("tableau:0", "KS"),
         AutoCompleted(
             (
                 AutoMove("tableau:0", "foundation:0", "KS"),
@@ -170,7 +198,7 @@ def test_auto_complete_waits_while_the_waste_holds_a_card() -> None:
     )
     game, events = play(game_on(lay), g.MoveCards("tableau:0", "foundation"))
     assert events == [CardMoved("tableau:0", "foundation:2", ("QD",))]
-    assert (game.status, game.foundation_count) == ("in_progress", 50)
+    assert (game.status, game.units) == ("in_progress", 50)
     game, events = play(game, g.MoveCards("waste", "foundation"))
     assert events == [
         CardMoved("waste", "foundation:0", ("KS",)),
@@ -186,8 +214,11 @@ def test_auto_complete_waits_while_the_stock_holds_a_card() -> None:
         stock="KS",
     )
     game, events = play(game_on(lay), g.MoveCards("tableau:0", "foundation"), g.Draw())
-    assert events == [CardMoved("tableau:0", "foundation:2", ("QD",)), CardDrawn(("KS",))]
-    assert (game.status, game.foundation_count) == ("in_progress", 50)
+    assert events == [
+        CardMoved("tableau:0", "foundation:2", ("QD",)),
+        CardDrawn("stock", "waste", ("KS",)),
+    ]
+    assert (game.status, game.units) == ("in_progress", 50)
     game, events = play(game, g.MoveCards("waste", "foundation"))
     assert events[-1] == AutoCompleted((AutoMove("tableau:1", "foundation:2", "KD"),))
     assert (game.status, game.winnings) == ("complete", 2600)
@@ -195,12 +226,13 @@ def test_auto_complete_waits_while_the_stock_holds_a_card() -> None:
 
 def _next_tableau_command(game: g.Game) -> g.Command:
     """Turn a face-down top card if there is one, else play the first top card that fits."""
-    lay = _layout(game)
-    for i, col in enumerate(lay.tableau):
-        if col.down and not col.up:
-            return g.Turn(i)
-    for i, col in enumerate(lay.tableau):
-        if col.up:
+    table = _table(game)
+    for pile_id in TABLEAU:
+        col = table.pile(pile_id)
+        if col.down and col.top is None:
+            return g.Turn(pile_id)
+    for i, pile_id in enumerate(TABLEAU):
+        if table.pile(pile_id).up:
             try:
                 g.decide(game, g.MoveCards(f"tableau:{i}", "foundation"))
             except RuleViolation:
@@ -210,18 +242,21 @@ def _next_tableau_command(game: g.Game) -> g.Command:
 
 
 def test_easy_deck_is_won_and_auto_completed_by_the_last_turn() -> None:
-    game, _ = start(easy_deck())
-    stock = easy_deck()[28:]
+    game, _ = start(EASY)
+    stock = EASY[28:]
     for n, card in enumerate(stock):
         game, events = play(game, g.Draw(), g.MoveCards("waste", "foundation"))
-        assert events == [CardDrawn((card,)), CardMoved("waste", f"foundation:{n % 4}", (card,))]
+        assert events == [
+            CardDrawn("stock", "waste", (card,)),
+            CardMoved("waste", f"foundation:{n % 4}", (card,)),
+        ]
         assert game.winnings == (n + 1) * 50
-    assert (len(_layout(game).stock), _layout(game).waste) == (0, ())
+    assert (len(_table(game).pile("stock")), _table(game).pile("waste").cards) == (0, ())
 
     turns: list[list[GameEvent]] = []
     while game.status == "in_progress":
         command = _next_tableau_command(game)
-        before = game.foundation_count
+        before = game.units
         game, events = play(game, command)
         if not isinstance(command, g.Turn):
             assert len(events) == 1
@@ -236,9 +271,9 @@ def test_easy_deck_is_won_and_auto_completed_by_the_last_turn() -> None:
     assert all(m.source.startswith("tableau:") for m in auto.moves)
     assert game.status == "complete"
     assert game.winnings == 52 * game.win_rate == 2600
-    assert _layout(game).foundations == tuple(tuple(r + s for r in RANKS) for s in "SHDC")
-    game, events = play(game, g.Collect())
-    assert events == [Collected("player", 2600, "GBP", 52, None)]
+    assert _foundations(game) == tuple(tuple(r + s for r in RANKS) for s in "SHDC")
+    game, events = play(game, g.Collect(deck=EASY))
+    assert events == [Collected("player", 2600, "GBP", 52, None, EASY)]
 
 
 # --- collect ------------------------------------------------------------------------------------
@@ -248,11 +283,10 @@ def test_collect_right_after_the_deal_pays_nothing_and_reveals_the_seed() -> Non
     game, _ = start()
     game, events = play(game, g.Collect(server_seed=SEED_HEX))
     assert events == [
-        Collected(
-            reason="player", winnings=0, currency="GBP", foundation_count=0, server_seed=SEED_HEX
-        )
+        Collected(reason="player", winnings=0, currency="GBP", units=0, server_seed=SEED_HEX)
     ]
     assert (game.status, game.payout, game.server_seed) == ("collected", 0, SEED_HEX)
+    assert game.revealed_deck is None
 
 
 def test_collect_mid_game_pays_the_winnings_held() -> None:
@@ -267,6 +301,14 @@ def test_collect_without_the_seed_is_refused_seed_required() -> None:
     assert _refused(game, g.Collect()) == errors.SEED_REQUIRED
 
 
+def test_collect_of_a_seeded_game_revealing_a_deck_is_refused() -> None:
+    """A seeded game reveals its seed; its deck, however right, is not what it committed to."""
+    game, _ = start()
+    seed_deck = shuffle.derive_deck(SEED)
+    assert _refused(game, g.Collect(deck=seed_deck)) == errors.SEED_REQUIRED
+    assert _refused(game, g.Collect(server_seed=SEED_HEX, deck=seed_deck)) == errors.SEED_MISMATCH
+
+
 @pytest.mark.parametrize(
     "seed",
     [bytes(32).hex(), SEED_HEX[:-2], SEED_HEX + "00", "not-hex", ""],
@@ -276,11 +318,82 @@ def test_collect_with_a_wrong_seed_is_refused_seed_mismatch(seed: str) -> None:
     assert _refused(game, g.Collect(server_seed=seed)) == errors.SEED_MISMATCH
 
 
-def test_collect_of_a_given_deck_game_needs_no_seed_and_refuses_one() -> None:
-    game, _ = start(easy_deck())
+def test_collect_of_a_given_deck_game_reveals_the_deck() -> None:
+    game, _ = start(EASY)
+    assert game.info is not None
+    assert game.info.shuffle_algorithm == shuffle.CERTIFICATION_DECK
+    assert game.seed_commitment == shuffle.deck_commitment(EASY)
+    game, events = play(game, g.Collect(deck=EASY))
+    assert events == [Collected("player", 0, "GBP", 0, None, EASY)]
+    assert (game.status, game.revealed_deck, game.server_seed) == ("collected", EASY, None)
+
+
+def test_collect_of_a_given_deck_game_without_the_deck_is_refused_seed_required() -> None:
+    game, _ = start(EASY)
+    assert _refused(game, g.Collect()) == errors.SEED_REQUIRED
+
+
+def _swapped(deck: tuple[Card, ...], i: int, j: int) -> tuple[Card, ...]:
+    cards = list(deck)
+    cards[i], cards[j] = cards[j], cards[i]
+    return tuple(cards)
+
+
+WRONG_DECKS = [
+    pytest.param(EASY[::-1], id="reversed"),
+    pytest.param(_swapped(EASY, 0, 51), id="two-cards-swapped"),
+    pytest.param(_swapped(EASY, 27, 28), id="tableau-and-stock-swapped"),
+    pytest.param(shuffle.derive_deck(SEED), id="another-valid-deck"),
+    pytest.param(EASY[:51], id="51-cards"),
+    pytest.param((), id="empty"),
+]
+
+
+@pytest.mark.parametrize("deck", WRONG_DECKS)
+def test_collect_of_a_given_deck_game_with_a_wrong_deck_is_refused_seed_mismatch(
+    deck: tuple[Card, ...],
+) -> None:
+    game, _ = start(EASY)
+    assert _refused(game, g.Collect(deck=deck)) == errors.SEED_MISMATCH
+
+
+def test_collect_of_a_given_deck_game_offered_a_seed_is_refused() -> None:
+    game, _ = start(EASY)
+    # A seed instead of the deck: the deck is still unrevealed.
+    assert _refused(game, g.Collect(server_seed=SEED_HEX)) == errors.SEED_REQUIRED
+    # A seed besides the right deck is refused all the same (the engine says seed-required).
+    both = g.Collect(server_seed=SEED_HEX, deck=EASY)
+    assert _refused(game, both) in (errors.SEED_REQUIRED, errors.SEED_MISMATCH)
+    assert game.status == "in_progress"
+
+
+def _v1_given_deck_game() -> g.Game:
+    """A game recorded before sealing: a v1 deal names its deck in clear and commits to none."""
+    placed = StakePlaced(
+        game_id="game-v1",
+        player_id="player-1",
+        variant="vegas-draw1",
+        stake=520,
+        currency="GBP",
+        multiplier="5",
+        max_units=52,
+        paytable_id=GBP.id,
+        paytable_version=GBP.version,
+        rules_version="vegas-klondike/1",
+        certification=True,
+    )
+    dealt = Dealt(shuffle_algorithm=shuffle.CERTIFICATION_DECK, deck=EASY)
+    return g.fold([placed, dealt])
+
+
+def test_a_v1_given_deck_game_ends_revealing_nothing_and_refuses_a_seed_or_deck() -> None:
+    game = _v1_given_deck_game()
+    assert (game.status, game.seed_commitment) == ("in_progress", None)
     assert _refused(game, g.Collect(server_seed=SEED_HEX)) == errors.SEED_MISMATCH
+    assert _refused(game, g.Collect(deck=EASY)) == errors.SEED_MISMATCH
+    assert _refused(game, g.Void(reason="x", server_seed=SEED_HEX)) == errors.SEED_MISMATCH
     _, events = play(game, g.Collect())
-    assert events == [Collected("player", 0, "GBP", 0, None)]
+    assert events == [Collected("player", 0, "GBP", 0, None, None)]
 
 
 # --- void ---------------------------------------------------------------------------------------
@@ -296,6 +409,36 @@ def test_void_refunds_the_stake_whatever_the_winnings() -> None:
 def test_void_without_the_seed_is_refused_seed_required() -> None:
     game, _ = start()
     assert _refused(game, g.Void(reason="x")) == errors.SEED_REQUIRED
+
+
+def test_void_with_a_wrong_seed_is_refused_seed_mismatch() -> None:
+    game, _ = start()
+    assert _refused(game, g.Void(reason="x", server_seed=bytes(32).hex())) == errors.SEED_MISMATCH
+
+
+def test_void_of_a_given_deck_game_reveals_the_deck_and_refunds_the_stake() -> None:
+    game, _ = start(EASY, stake=1040)
+    game, events = play(game, g.Void(reason="operator error", deck=EASY))
+    assert events == [Voided("operator error", 1040, "GBP", None, EASY)]
+    assert (game.status, game.refund, game.payout, game.revealed_deck) == (
+        "voided",
+        1040,
+        0,
+        EASY,
+    )
+
+
+@pytest.mark.parametrize(
+    ("reveal", "code"),
+    [
+        pytest.param({}, errors.SEED_REQUIRED, id="nothing"),
+        pytest.param({"server_seed": SEED_HEX}, errors.SEED_REQUIRED, id="a-seed"),
+        pytest.param({"deck": EASY[::-1]}, errors.SEED_MISMATCH, id="a-wrong-deck"),
+    ],
+)
+def test_void_of_a_given_deck_game_needs_its_deck(reveal: dict[str, object], code: str) -> None:
+    game, _ = start(EASY)
+    assert _refused(game, g.Void("operator error", **reveal)) == code  # type: ignore[arg-type]
 
 
 # --- game over and not started ------------------------------------------------------------------
@@ -338,7 +481,7 @@ def _start_command(**changes: object) -> g.StartGame:
         paytable=GBP,
         deck=easy_deck(),
         shuffle_algorithm=shuffle.CERTIFICATION_DECK,
-        seed_commitment=None,
+        seed_commitment=shuffle.deck_commitment(easy_deck()),
     )
     return replace(command, **changes)  # type: ignore[arg-type]
 
@@ -349,8 +492,8 @@ def test_start_game_on_a_started_game_is_refused_game_already_started() -> None:
 
 
 def test_start_game_on_an_ended_game_is_refused_game_already_started() -> None:
-    game, _ = start(easy_deck())
-    game, _ = play(game, g.Collect())
+    game, _ = start(EASY)
+    game, _ = play(game, g.Collect(deck=EASY))
     assert _refused(game, _start_command()) == errors.GAME_ALREADY_STARTED
 
 
@@ -385,4 +528,8 @@ def test_start_game_with_a_stake_not_a_multiple_of_52_is_refused(stake: int) -> 
 @pytest.mark.parametrize("stake", [104, 1_040_000])
 def test_start_game_accepts_the_stake_limits(stake: int) -> None:
     events = g.decide(g.INITIAL, _start_command(stake=stake))
-    assert g.fold(events).win_rate == stake * 5 // 52
+    game = g.fold(events)
+    assert game.win_rate == stake * 5 // 52
+    assert game.win_rate * 52 == 5 * stake
+    assert game.info is not None
+    assert (game.info.multiplier, game.info.max_units) == (VEGAS_DRAW1.multiplier, 52) == ("5", 52)

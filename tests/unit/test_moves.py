@@ -5,40 +5,42 @@ from __future__ import annotations
 import pytest
 
 from events.catalog import CardMoved, GameEvent
-from service import errors, klondike
+from service import errors
 from service import game as g
 from service.errors import RuleViolation
-from service.klondike import Column, Layout, Move
-from tests.builders import game_on, layout, play
+from service.games import klondike
+from service.games.klondike import VEGAS_DRAW1, Move
+from service.rules.table import Pile, Table
+from service.views import player_view
+from tests.builders import column, game_on, layout, pile, play
 
 # A face-down column and a stock card keep auto-complete out of the way in hand-made layouts.
 HIDDEN = "4C 9C|"
 STOCK = "JC"
 
 
-def _lay(tableau: list[str], **kwargs: object) -> Layout:
-    """A layout with the given columns first and a face-down column last."""
+def _lay(tableau: list[str], **kwargs: object) -> Table:
+    """A table with the given columns first and a face-down column last."""
     cols = [*tableau, *[""] * (6 - len(tableau)), HIDDEN]
     kwargs.setdefault("stock", STOCK)
     return layout(cols, **kwargs)  # type: ignore[arg-type]
 
 
 def _move(
-    lay: Layout, source: str, target: str, count: int | None = None
+    lay: Table, source: str, target: str, count: int | None = None
 ) -> tuple[g.Game, list[GameEvent]]:
     return play(game_on(lay), g.MoveCards(source, target, count))
 
 
-def _refused(lay: Layout, source: str, target: str, count: int | None = None) -> str:
+def _refused(lay: Table, source: str, target: str, count: int | None = None) -> str:
     game = game_on(lay)
     with pytest.raises(RuleViolation) as info:
         g.decide(game, g.MoveCards(source, target, count))
     return info.value.code
 
 
-def _layout(game: g.Game) -> Layout:
-    assert game.layout is not None
-    return game.layout
+def _foundations(game: g.Game) -> list[Pile]:
+    return [pile(game, f"foundation:{i}") for i in range(4)]
 
 
 # --- waste --------------------------------------------------------------------------------------
@@ -47,17 +49,16 @@ def _layout(game: g.Game) -> Layout:
 def test_waste_top_card_moves_onto_a_column() -> None:
     game, events = _move(_lay(["3D|8H"], waste="AS 7C"), "waste", "tableau:0")
     assert events == [CardMoved("waste", "tableau:0", ("7C",))]
-    lay = _layout(game)
-    assert lay.tableau[0] == Column(("3D",), ("8H", "7C"))
-    assert lay.waste == ("AS",)
+    assert pile(game, "tableau:0") == column("3D|8H 7C")
+    assert pile(game, "waste") == Pile(("AS",))
 
 
 def test_waste_top_card_moves_onto_a_foundation() -> None:
     game, events = _move(_lay([], foundations=["AH"], waste="KS 2H"), "waste", "foundation:0")
     assert events == [CardMoved("waste", "foundation:0", ("2H",))]
-    lay = _layout(game)
-    assert lay.foundations[0] == ("AH", "2H")
-    assert lay.waste == ("KS",)
+    assert pile(game, "foundation:0") == Pile(("AH", "2H"))
+    assert pile(game, "waste") == Pile(("KS",))
+    assert game.units == 2
     assert game.winnings == 2 * 50
 
 
@@ -73,25 +74,22 @@ def test_only_the_top_waste_card_is_played() -> None:
 def test_column_single_card_moves_onto_one_rank_higher_opposite_colour() -> None:
     game, events = _move(_lay(["3S|9D", "|TC"]), "tableau:0", "tableau:1")
     assert events == [CardMoved("tableau:0", "tableau:1", ("9D",))]
-    lay = _layout(game)
-    assert lay.tableau[0] == Column(("3S",), ())  # nothing turns by itself
-    assert lay.tableau[1] == Column((), ("TC", "9D"))
+    assert pile(game, "tableau:0") == column("3S|")  # nothing turns by itself
+    assert pile(game, "tableau:1") == column("|TC 9D")
 
 
 def test_column_whole_run_moves_with_explicit_count() -> None:
     game, events = _move(_lay(["4S|9D 8C 7H", "|TS"]), "tableau:0", "tableau:1", 3)
     assert events == [CardMoved("tableau:0", "tableau:1", ("9D", "8C", "7H"))]
-    lay = _layout(game)
-    assert lay.tableau[0] == Column(("4S",), ())
-    assert lay.tableau[1] == Column((), ("TS", "9D", "8C", "7H"))
+    assert pile(game, "tableau:0") == column("4S|")
+    assert pile(game, "tableau:1") == column("|TS 9D 8C 7H")
 
 
 def test_column_split_moves_a_middle_card_with_the_cards_on_it() -> None:
     game, events = _move(_lay(["4S|9D 8C 7H", "2D|9H"]), "tableau:0", "tableau:1", 2)
     assert events == [CardMoved("tableau:0", "tableau:1", ("8C", "7H"))]
-    lay = _layout(game)
-    assert lay.tableau[0] == Column(("4S",), ("9D",))
-    assert lay.tableau[1] == Column(("2D",), ("9H", "8C", "7H"))
+    assert pile(game, "tableau:0") == column("4S|9D")
+    assert pile(game, "tableau:1") == column("2D|9H 8C 7H")
 
 
 def test_column_omitted_count_takes_the_one_run_that_fits_a_split() -> None:
@@ -118,15 +116,14 @@ def test_column_explicit_count_whose_bottom_card_does_not_fit_is_refused() -> No
 def test_king_with_its_run_moves_to_an_empty_column() -> None:
     game, events = _move(_lay(["4S|KH QC JD", ""]), "tableau:0", "tableau:1")
     assert events == [CardMoved("tableau:0", "tableau:1", ("KH", "QC", "JD"))]
-    lay = _layout(game)
-    assert lay.tableau[0] == Column(("4S",), ())
-    assert lay.tableau[1] == Column((), ("KH", "QC", "JD"))
+    assert pile(game, "tableau:0") == column("4S|")
+    assert pile(game, "tableau:1") == column("|KH QC JD")
 
 
 def test_king_from_the_waste_moves_to_an_empty_column() -> None:
     game, events = _move(_lay(["", "3S|8D"], waste="KH"), "waste", "tableau:0")
     assert events == [CardMoved("waste", "tableau:0", ("KH",))]
-    assert _layout(game).tableau[0] == Column((), ("KH",))
+    assert pile(game, "tableau:0") == column("|KH")
 
 
 # --- columns and foundations --------------------------------------------------------------------
@@ -135,15 +132,14 @@ def test_king_from_the_waste_moves_to_an_empty_column() -> None:
 def test_column_top_card_moves_to_a_foundation() -> None:
     game, events = _move(_lay(["4S|2D"], foundations=["AD"]), "tableau:0", "foundation:0")
     assert events == [CardMoved("tableau:0", "foundation:0", ("2D",))]
-    lay = _layout(game)
-    assert lay.foundations[0] == ("AD", "2D")
-    assert lay.tableau[0] == Column(("4S",), ())
+    assert pile(game, "foundation:0") == Pile(("AD", "2D"))
+    assert pile(game, "tableau:0") == column("4S|")
 
 
 def test_column_to_foundation_takes_the_top_card_of_a_run() -> None:
     game, events = _move(_lay(["|3S 2D"], foundations=["AD"]), "tableau:0", "foundation:0")
     assert events == [CardMoved("tableau:0", "foundation:0", ("2D",))]
-    assert _layout(game).tableau[0] == Column((), ("3S",))
+    assert pile(game, "tableau:0") == column("|3S")
 
 
 def test_foundation_top_card_moves_back_onto_a_column() -> None:
@@ -151,23 +147,23 @@ def test_foundation_top_card_moves_back_onto_a_column() -> None:
     before = game_on(lay).winnings
     game, events = _move(lay, "foundation:0", "tableau:0")
     assert events == [CardMoved("foundation:0", "tableau:0", ("3S",))]
-    after = _layout(game)
-    assert after.foundations[0] == ("AS", "2S")
-    assert after.tableau[0] == Column((), ("4H", "3S"))
+    assert pile(game, "foundation:0") == Pile(("AS", "2S"))
+    assert pile(game, "tableau:0") == column("|4H 3S")
     assert (before, game.winnings) == (150, 100)
+    assert game.units == 2
 
 
 def test_foundation_king_moves_back_to_an_empty_column() -> None:
     lay = _lay([""], foundations=["AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS"])
     game, events = _move(lay, "foundation:0", "tableau:0")
     assert events == [CardMoved("foundation:0", "tableau:0", ("KS",))]
-    assert _layout(game).tableau[0] == Column((), ("KS",))
+    assert pile(game, "tableau:0") == column("|KS")
 
 
 def test_an_ace_may_start_any_empty_foundation() -> None:
     game, events = _move(_lay([], waste="AS"), "waste", "foundation:3")
     assert events == [CardMoved("waste", "foundation:3", ("AS",))]
-    assert _layout(game).foundations == ((), (), (), ("AS",))
+    assert _foundations(game) == [Pile(), Pile(), Pile(), Pile(("AS",))]
 
 
 def test_a_foundation_started_with_any_ace_builds_in_that_suit() -> None:
@@ -180,7 +176,7 @@ def test_any_foundation_sends_a_card_to_its_suit_pile() -> None:
     lay = _lay([], foundations=["AS", "AH 2H"], waste="3H")
     game, events = _move(lay, "waste", "foundation")
     assert events == [CardMoved("waste", "foundation:1", ("3H",))]
-    assert _layout(game).foundations[1] == ("AH", "2H", "3H")
+    assert pile(game, "foundation:1") == Pile(("AH", "2H", "3H"))
 
 
 def test_any_foundation_sends_an_ace_to_the_first_empty_pile() -> None:
@@ -341,14 +337,14 @@ def test_a_refused_move_emits_nothing_and_leaves_the_game_as_it_was() -> None:
     with pytest.raises(RuleViolation) as info:
         g.decide(game, g.MoveCards("tableau:0", "tableau:1"))
     assert info.value.code == errors.NOT_OPPOSITE_COLOUR
-    assert game.layout == lay
+    assert game.table == lay
     assert (game.version, game.last_action, game.undo) == (2, "deal", None)
 
 
 # --- what the player can do ---------------------------------------------------------------------
 
 
-def _small_layout() -> Layout:
+def _small_layout() -> Table:
     return layout(
         ["3C|8H 7S", "|9C", "", "4C|KD", "|3H", "|AH", "5H 6C|"],
         foundations=["AS 2S"],
@@ -372,7 +368,7 @@ def test_legal_moves_lists_every_allowed_move_exactly() -> None:
 def test_every_legal_move_is_accepted_as_listed() -> None:
     lay = _small_layout()
     for move in klondike.legal_moves(lay):
-        assert klondike.resolve_move(lay, move.source, move.target, len(move.cards)) == move
+        assert VEGAS_DRAW1.resolve_move(lay, move.source, move.target, len(move.cards)) == move
 
 
 def test_legal_moves_is_empty_when_nothing_fits() -> None:
@@ -399,5 +395,5 @@ def test_legal_moves_is_empty_when_nothing_fits() -> None:
         pytest.param(layout(["7D 9S|"], waste="8D"), False, id="face-down-top-not-a-target"),
     ],
 )
-def test_waste_playable_arrow(lay: Layout, playable: bool) -> None:
-    assert klondike.waste_playable(lay) is playable
+def test_waste_playable_arrow(lay: Table, playable: bool) -> None:
+    assert player_view(game_on(lay))["waste_playable"] is playable

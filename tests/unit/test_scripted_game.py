@@ -23,19 +23,50 @@ from events.catalog import (
     GameEvent,
     StockRecycled,
     Undone,
+    UndoneMove,
 )
-from service import errors
+from service import errors, shuffle
 from service import game as g
 from service.errors import RuleViolation
-from service.klondike import Column, Layout
-from tests.builders import SEED, easy_deck, layout, play, start
+from service.rules.cards import Card
+from service.rules.table import Pile, Table, unseal
+from tests.builders import SEED, column, easy_deck, layout, play, sealed_of, start, stock_order
 
 Move = g.MoveCards
+TABLEAU = [f"tableau:{i}" for i in range(7)]
+FOUNDATIONS = [f"foundation:{i}" for i in range(4)]
 
 
-def _layout(game: g.Game) -> Layout:
-    assert game.layout is not None
-    return game.layout
+def _table(game: g.Game) -> Table:
+    """The table as the fold holds it: face-down cards sealed (numbers, not codes)."""
+    assert game.table is not None
+    return game.table
+
+
+def _seen(game: g.Game) -> Table:
+    """The table with every sealed card filled in from the deck the game was dealt (what only
+    the server knows), so a test can check card by card where each one lies."""
+    return unseal(_table(game), sealed_of(game))
+
+
+def _waste(game: g.Game) -> tuple[Card, ...]:
+    return _table(game).pile("waste").up
+
+
+def _visible_waste(game: g.Game) -> tuple[Card, ...]:
+    """The fan: the latest draw's cards still on the waste, else the one card beneath."""
+    table = _table(game)
+    up = table.pile("waste").up
+    return up[-table.fan :] if table.fan else up[-1:]
+
+
+def _foundations(game: g.Game) -> tuple[tuple[Card, ...], ...]:
+    return tuple(_table(game).pile(f).up for f in FOUNDATIONS)
+
+
+def _stock_codes(game: g.Game) -> tuple[Card, ...]:
+    """The stock, next card drawn first, as codes."""
+    return tuple(str(c) for c in _seen(game).pile("stock").cards[::-1])
 
 
 def _refused(game: g.Game, command: g.Command) -> str:
@@ -46,7 +77,7 @@ def _refused(game: g.Game, command: g.Command) -> str:
 
 def test_the_worked_example_seed_deals_the_documented_layout() -> None:
     game, _ = start()
-    assert _layout(game) == layout(
+    assert _seen(game) == layout(
         [
             "|2C",
             "6S|JC",
@@ -59,6 +90,13 @@ def test_the_worked_example_seed_deals_the_documented_layout() -> None:
         stock="3H 4H KD AH 8S 5C JS 6H 9S 8H 4D QC KS 2H 7H TS TC 6C KH 9C 2S 7C QS QH",
         waste_fan=0,
     )
+    # The fold holds none of the 45 face-down cards: each is a sealed number, given in layout
+    # order (stock first, then the columns), bottom to top.
+    face_down = [s for p in _table(game).piles for s in p.face_down]
+    assert face_down == list(range(21 + 24))
+    assert all(isinstance(c, str) for p in _table(game).piles for c in p.up)
+    assert stock_order(game)[0] == 23  # the next card drawn is the stock's top slot
+    assert sealed_of(game)[23] == "3H"
 
 
 def test_scripted_draw_one_game_on_the_worked_example_seed() -> None:
@@ -68,41 +106,42 @@ def test_scripted_draw_one_game_on_the_worked_example_seed() -> None:
         game,
         Move("tableau:3", "foundation"),  # AC starts a foundation
         Move("tableau:0", "foundation"),  # 2C follows it; tableau:0 is empty
-        g.Turn(3),  # 4S
+        g.Turn("tableau:3"),  # 4S
         Move("tableau:4", "tableau:1"),  # TH onto JC
-        g.Turn(4),  # QD
+        g.Turn("tableau:4"),  # QD
         Move("tableau:2", "tableau:0"),  # KC to the empty column
-        g.Turn(2),  # 2D
+        g.Turn("tableau:2"),  # 2D
         Move("tableau:4", "tableau:0"),  # QD onto KC
-        g.Turn(4),  # TD
+        g.Turn("tableau:4"),  # TD
     )
     assert events == [
         CardMoved("tableau:3", "foundation:0", ("AC",)),
         CardMoved("tableau:0", "foundation:0", ("2C",)),
-        CardTurned(3, "4S"),
+        CardTurned("tableau:3", "4S"),
         CardMoved("tableau:4", "tableau:1", ("TH",)),
-        CardTurned(4, "QD"),
+        CardTurned("tableau:4", "QD"),
         CardMoved("tableau:2", "tableau:0", ("KC",)),
-        CardTurned(2, "2D"),
+        CardTurned("tableau:2", "2D"),
         CardMoved("tableau:4", "tableau:0", ("QD",)),
-        CardTurned(4, "TD"),
+        CardTurned("tableau:4", "TD"),
     ]
     assert game.winnings == 100
 
     game, events = play(game, g.Draw(), g.Draw(), g.Draw(), g.Draw())
     assert events == [
-        CardDrawn(("3H",)),
-        CardDrawn(("4H",)),
-        CardDrawn(("KD",)),
-        CardDrawn(("AH",)),
+        CardDrawn("stock", "waste", ("3H",)),
+        CardDrawn("stock", "waste", ("4H",)),
+        CardDrawn("stock", "waste", ("KD",)),
+        CardDrawn("stock", "waste", ("AH",)),
     ]
     game, events = play(game, Move("waste", "foundation"), g.Undo())
     assert events == [
         CardMoved("waste", "foundation:1", ("AH",)),
-        Undone("move", "waste", "foundation:1", ("AH",), waste_fan=1),
+        Undone("move", (UndoneMove("waste", "foundation:1", ("AH",)),)),
     ]
     assert game.winnings == 100  # the undo took the Ace's 50 back off
-    assert _layout(game).waste == ("3H", "4H", "KD", "AH")
+    assert _waste(game) == ("3H", "4H", "KD", "AH")
+    assert _table(game).pile("foundation:1").cards == ()
     assert _refused(game, g.Undo()) == errors.UNDO_NOT_ALLOWED
 
     game, events = play(
@@ -113,51 +152,52 @@ def test_scripted_draw_one_game_on_the_worked_example_seed() -> None:
         g.Draw(),  # JS
         Move("waste", "tableau:0"),  # JS onto QD
         Move("tableau:4", "tableau:0"),  # TD onto JS
-        g.Turn(4),  # 7D
+        g.Turn("tableau:4"),  # 7D
         g.Draw(),  # 6H
         Move("tableau:2", "tableau:5"),  # 2D onto 3S
-        g.Turn(2),  # 9H, the last card of tableau:2
+        g.Turn("tableau:2"),  # 9H, the last card of tableau:2
     )
     assert events == [
         CardMoved("waste", "foundation:1", ("AH",)),
-        CardDrawn(("8S",)),
-        CardDrawn(("5C",)),
-        CardDrawn(("JS",)),
+        CardDrawn("stock", "waste", ("8S",)),
+        CardDrawn("stock", "waste", ("5C",)),
+        CardDrawn("stock", "waste", ("JS",)),
         CardMoved("waste", "tableau:0", ("JS",)),
         CardMoved("tableau:4", "tableau:0", ("TD",)),
-        CardTurned(4, "7D"),
-        CardDrawn(("6H",)),
+        CardTurned("tableau:4", "7D"),
+        CardDrawn("stock", "waste", ("6H",)),
         CardMoved("tableau:2", "tableau:5", ("2D",)),
-        CardTurned(2, "9H"),
+        CardTurned("tableau:2", "9H"),
     ]
 
-    lay = _layout(game)
-    assert lay.tableau == (
-        Column((), ("KC", "QD", "JS", "TD")),
-        Column(("6S",), ("JC", "TH")),
-        Column((), ("9H",)),
-        Column(("5H", "JH"), ("4S",)),
-        Column(("7S",), ("7D",)),
-        Column(("5D", "3D", "AD", "9D", "8C"), ("3S", "2D")),
-        Column(("3C", "5S", "6D", "8D", "4C", "AS"), ("JD",)),
-    )
-    assert lay.foundations == (("AC", "2C"), ("AH",), (), ())
-    assert len(lay.stock) == 16
-    assert lay.stock[:3] == ("9S", "8H", "4D")
-    assert lay.waste == ("3H", "4H", "KD", "8S", "5C", "6H")
-    assert lay.visible_waste == ("6H",)
-    assert lay.waste_fan == 1
-    assert lay.passes_left == 1
-    assert lay.draw_count == 1
+    seen = _seen(game)
+    assert [seen.pile(t) for t in TABLEAU] == [
+        column("|KC QD JS TD"),
+        column("6S|JC TH"),
+        column("|9H"),
+        column("5H JH|4S"),
+        column("7S|7D"),
+        column("5D 3D AD 9D 8C|3S 2D"),
+        column("3C 5S 6D 8D 4C AS|JD"),
+    ]
+    assert _foundations(game) == (("AC", "2C"), ("AH",), (), ())
+    assert len(_table(game).pile("stock")) == 16
+    assert _stock_codes(game)[:3] == ("9S", "8H", "4D")
+    assert _waste(game) == ("3H", "4H", "KD", "8S", "5C", "6H")
+    assert _visible_waste(game) == ("6H",)
+    assert _table(game).fan == 1
+    assert _table(game).passes_left == 1
+    assert game.rules is not None
+    assert game.rules.draw_count == 1
     assert game.status == "in_progress"
     assert game.version == 2 + 9 + 4 + 2 + 10
-    assert game.foundation_count == 3
+    assert game.units == 3
     assert game.winnings == 150
     assert game.undo is None  # a turn was the last action
     assert g.legal_commands(game) == [g.Draw(), g.Collect()]
 
     game, events = play(game, g.Collect(server_seed=SEED.hex()))
-    assert events == [Collected("player", 150, "GBP", 3, SEED.hex())]
+    assert events == [Collected("player", 150, "GBP", 3, SEED.hex(), None)]
     assert game.status == "collected"
     assert game.payout == 150
 
@@ -166,40 +206,42 @@ def test_scripted_draw_three_game_recycles_in_order() -> None:
     game, _ = start(variant="vegas-draw3")
     game, events = play(game, g.Draw(), g.Draw(), g.Draw())
     assert events == [
-        CardDrawn(("3H", "4H", "KD")),
-        CardDrawn(("AH", "8S", "5C")),
-        CardDrawn(("JS", "6H", "9S")),
+        CardDrawn("stock", "waste", ("3H", "4H", "KD")),
+        CardDrawn("stock", "waste", ("AH", "8S", "5C")),
+        CardDrawn("stock", "waste", ("JS", "6H", "9S")),
     ]
-    assert _layout(game).visible_waste == ("JS", "6H", "9S")
+    assert _visible_waste(game) == ("JS", "6H", "9S")
 
     game, events = play(game, Move("waste", "tableau:4"))  # 9S onto TH
     assert events == [CardMoved("waste", "tableau:4", ("9S",))]
-    assert _layout(game).visible_waste == ("JS", "6H")
+    assert _visible_waste(game) == ("JS", "6H")
     game, events = play(game, g.Undo())
-    assert events == [Undone("move", "waste", "tableau:4", ("9S",), waste_fan=3)]
-    assert _layout(game).visible_waste == ("JS", "6H", "9S")
-    assert _layout(game).tableau[4] == Column(("7S", "7D", "TD", "QD"), ("TH",))
+    assert events == [Undone("move", (UndoneMove("waste", "tableau:4", ("9S",)),))]
+    assert _visible_waste(game) == ("JS", "6H", "9S")
+    assert _table(game).fan == 3
+    assert _seen(game).pile("tableau:4") == column("7S 7D TD QD|TH")
 
     game, _ = play(game, Move("waste", "tableau:4"), *[g.Draw()] * 5)
-    lay = _layout(game)
-    assert lay.stock == ()
-    assert len(lay.waste) == 23
-    assert lay.visible_waste == ("7C", "QS", "QH")
+    assert _table(game).pile("stock").cards == ()
+    assert len(_waste(game)) == 23
+    assert _visible_waste(game) == ("7C", "QS", "QH")
     assert _refused(game, g.Draw()) == errors.STOCK_EMPTY
 
     game, events = play(game, g.Recycle())
     assert events == [StockRecycled(cards=23, passes_left=2)]
-    lay = _layout(game)
-    assert lay.stock == (
+    # Every recycled card has been seen, so the stock now holds codes, not sealed numbers.
+    assert stock_order(game) == (
         *("3H", "4H", "KD", "AH", "8S", "5C", "JS", "6H", "8H", "4D", "QC", "KS"),
         *("2H", "7H", "TS", "TC", "6C", "KH", "9C", "2S", "7C", "QS", "QH"),
     )
-    assert (lay.waste, lay.waste_fan, lay.passes_left) == ((), 0, 2)
+    assert _table(game).pile("stock").down == 23
+    table = _table(game)
+    assert (table.pile("waste").cards, table.fan, table.passes_left) == ((), 0, 2)
     assert _refused(game, g.Undo()) == errors.UNDO_NOT_ALLOWED
 
     game, events = play(game, g.Draw())
-    assert events == [CardDrawn(("3H", "4H", "KD"))]
-    assert _layout(game).tableau[4] == Column(("7S", "7D", "TD", "QD"), ("TH", "9S"))
+    assert events == [CardDrawn("stock", "waste", ("3H", "4H", "KD"))]
+    assert _seen(game).pile("tableau:4") == column("7S 7D TD QD|TH 9S")
     assert game.winnings == 0
 
 
@@ -220,7 +262,7 @@ def _finish_tableau(game: g.Game) -> tuple[g.Game, list[GameEvent]]:
             and c.source.startswith("tableau:")
             and c.target.startswith("foundation:")
         ]
-        assert turns or ups, f"stuck: {game.layout}"
+        assert turns or ups, f"stuck: {game.table}"
         command = turns[0] if turns else Move(ups[0].source, "foundation")
         game, events = play(game, command)
         emitted.extend(events)
@@ -230,19 +272,23 @@ def _finish_tableau(game: g.Game) -> tuple[g.Game, list[GameEvent]]:
 
 
 def test_easy_deck_wins_all_52_cards_and_pays_five_times_the_stake() -> None:
-    game, _ = start(easy_deck(), variant="vegas-draw1")
-    assert game.seed_commitment is None
+    deck = easy_deck()
+    game, _ = start(deck, variant="vegas-draw1")
+    assert game.info is not None
+    assert game.info.shuffle_algorithm == shuffle.CERTIFICATION_DECK
+    assert game.seed_commitment == shuffle.deck_commitment(deck)
     assert game.win_rate == 50
 
     for i in range(24):
         game, events = play(game, g.Draw(), Move("waste", "foundation"))
         drawn = events[0]
         assert isinstance(drawn, CardDrawn)
+        assert drawn.cards == (deck[28 + i],)
         assert events[1] == CardMoved("waste", f"foundation:{i % 4}", drawn.cards)
         assert game.winnings == (i + 1) * 50
-    lay = _layout(game)
-    assert (lay.stock, lay.waste) == ((), ())
-    assert [f[-1] for f in lay.foundations] == ["6S", "6H", "6D", "6C"]
+    table = _table(game)
+    assert (table.pile("stock").cards, table.pile("waste").cards) == ((), ())
+    assert [f[-1] for f in _foundations(game)] == ["6S", "6H", "6D", "6C"]
     assert game.winnings == 24 * 50
 
     game, events = _finish_tableau(game)
@@ -250,33 +296,35 @@ def test_easy_deck_wins_all_52_cards_and_pays_five_times_the_stake() -> None:
     assert events[:4] == [
         CardMoved("tableau:0", "foundation:0", ("7S",)),
         CardMoved("tableau:1", "foundation:1", ("7H",)),
-        CardTurned(1, "8C"),
+        CardTurned("tableau:1", "8C"),
         CardMoved("tableau:2", "foundation:2", ("7D",)),
     ]
     assert sum(isinstance(e, CardTurned) for e in played) == 21
     assert sum(isinstance(e, CardMoved) for e in played) == 27
     assert len(played) == 48
     # Turning KC, the last face-down card, leaves only it: the server plays it up.
-    assert played[-1] == CardTurned(6, "KC")
+    assert played[-1] == CardTurned("tableau:6", "KC")
     assert auto == AutoCompleted((AutoMove("tableau:6", "foundation:3", "KC"),))
 
-    lay = _layout(game)
     assert game.status == "complete"
     assert game.last_action == "auto-complete"
-    assert game.foundation_count == 52
-    assert all(col == Column() for col in lay.tableau)
-    assert [f[-1] for f in lay.foundations] == ["KS", "KH", "KD", "KC"]
-    assert all(len(f) == 13 for f in lay.foundations)
+    assert game.units == 52
+    assert all(_table(game).pile(t) == Pile() for t in TABLEAU)
+    assert [f[-1] for f in _foundations(game)] == ["KS", "KH", "KD", "KC"]
+    assert all(len(f) == 13 for f in _foundations(game))
     assert game.winnings == 52 * game.win_rate == 5 * game.stake == 2600
     assert g.legal_commands(game) == [g.Collect()]
     assert _refused(game, g.Draw()) == errors.GAME_COMPLETE
     assert _refused(game, g.Undo()) == errors.GAME_COMPLETE
 
-    # A certification deck has no commitment: collecting reveals no seed.
-    assert _refused(game, g.Collect(server_seed=SEED.hex())) == errors.SEED_MISMATCH
-    game, events = play(game, g.Collect())
+    # A game dealt from a given deck committed to that deck: collecting reveals the deck, and
+    # neither a seed, nothing, nor another deck will do.
+    assert _refused(game, g.Collect(server_seed=SEED.hex())) == errors.SEED_REQUIRED
+    assert _refused(game, g.Collect()) == errors.SEED_REQUIRED
+    assert _refused(game, g.Collect(deck=deck[::-1])) == errors.SEED_MISMATCH
+    game, events = play(game, g.Collect(deck=deck))
     assert events == [
-        Collected(reason="player", winnings=2600, currency="GBP", foundation_count=52)
+        Collected(reason="player", winnings=2600, currency="GBP", units=52, deck=deck)
     ]
     collected = events[0]
     assert isinstance(collected, Collected)
@@ -285,4 +333,5 @@ def test_easy_deck_wins_all_52_cards_and_pays_five_times_the_stake() -> None:
     assert game.status == "collected"
     assert game.payout == 2600
     assert game.server_seed is None
-    assert _refused(game, g.Collect()) == errors.GAME_OVER
+    assert game.revealed_deck == deck
+    assert _refused(game, g.Collect(deck=deck)) == errors.GAME_OVER

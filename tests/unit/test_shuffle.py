@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from statistics import NormalDist
@@ -12,8 +13,8 @@ from statistics import NormalDist
 import pytest
 
 from service import shuffle
-from service.cards import ALL_CARDS, CANONICAL_DECK, Card
-from service.klondike import deal
+from service.games import VEGAS_DRAW1
+from service.rules.cards import ALL_CARDS, CANONICAL_DECK, Card, is_deck
 
 SPEC = Path(shuffle.__file__).with_name("SHUFFLE.md").read_text()
 EXAMPLE_SEED = bytes(range(32))
@@ -52,12 +53,15 @@ def test_spec_commitment_and_first_block_match_the_code() -> None:
 
 
 def test_spec_layout_table_matches_the_deal() -> None:
-    layout = deal(EXAMPLE_DECK, 1, 1)
-    for i, column in enumerate(layout.tableau):
-        down = " ".join(column.down)
+    table = VEGAS_DRAW1.deal(EXAMPLE_DECK)
+    for i in range(7):
+        column = table.pile(f"tableau:{i}")
+        assert len(column.up) == 1
+        down = " ".join(str(c) for c in column.face_down)
         row = rf"\| {i} \| {f'`{down}`' if down else ''} ?\| `{column.up[0]}` \|"
         assert re.search(row, SPEC), row
-    assert "begins `" + " ".join(layout.stock[:3]) + "`" in SPEC
+    next_first = table.pile("stock").cards[::-1]
+    assert "begins `" + " ".join(str(c) for c in next_first[:3]) + "`" in SPEC
 
 
 def test_independent_reimplementation_from_the_spec_agrees() -> None:
@@ -119,6 +123,70 @@ def test_new_seeds_are_fresh_and_256_bit() -> None:
     seeds = {shuffle.new_server_seed() for _ in range(100)}
     assert len(seeds) == 100
     assert all(len(s) == 32 for s in seeds)
+
+
+def test_two_decks_shuffle_104_cards_holding_every_code_twice() -> None:
+    deck = shuffle.derive_deck(EXAMPLE_SEED, None, decks=2)
+    assert len(deck) == 104
+    assert Counter(deck) == dict.fromkeys(CANONICAL_DECK, 2)
+    assert is_deck(deck, 2)
+    assert not is_deck(deck, 1)
+    assert shuffle.derive_deck(EXAMPLE_SEED, "lucky", decks=2) != deck  # client seed counts
+    assert shuffle.derive_deck(EXAMPLE_SEED, None, decks=2) == deck  # deterministic
+    for seed in _fixed_seeds(200):
+        assert is_deck(shuffle.derive_deck(seed, None, decks=2), 2)
+
+
+def test_one_deck_is_unchanged_by_the_decks_parameter() -> None:
+    assert shuffle.derive_deck(EXAMPLE_SEED, None, decks=1) == tuple(EXAMPLE_DECK)
+    assert shuffle.derive_deck(EXAMPLE_SEED, "lucky", decks=1) == tuple(LUCKY_DECK)
+    assert shuffle.derive_deck(EXAMPLE_SEED, None, decks=1) == shuffle.derive_deck(EXAMPLE_SEED)
+
+
+def test_two_deck_shuffle_is_the_same_fisher_yates_over_two_canonical_decks() -> None:
+    """Reimplemented from the docstring: HMAC words, rejection sampling, 104 positions."""
+
+    def words() -> Iterator[int]:
+        k = 0
+        while True:
+            msg = b"vegas-solitaire/shuffle/1" + b"\x00\x00" + k.to_bytes(8, "big")
+            block = hmac.new(EXAMPLE_SEED, msg, hashlib.sha256).digest()
+            for i in range(0, 32, 4):
+                yield int.from_bytes(block[i : i + 4], "big")
+            k += 1
+
+    stream = words()
+    deck = list(CANONICAL_DECK) * 2
+    for i in range(103, 0, -1):
+        n = i + 1
+        limit = 2**32 - (2**32 % n)
+        w = next(stream)
+        while w >= limit:
+            w = next(stream)
+        j = w % n
+        deck[i], deck[j] = deck[j], deck[i]
+    assert tuple(deck) == shuffle.derive_deck(EXAMPLE_SEED, None, decks=2)
+
+
+def test_deck_commitment_is_sha256_of_the_space_separated_codes() -> None:
+    commitment = shuffle.deck_commitment(EXAMPLE_DECK)
+    assert commitment == hashlib.sha256(" ".join(EXAMPLE_DECK).encode("ascii")).hexdigest()
+    assert re.fullmatch(r"[0-9a-f]{64}", commitment)
+    assert shuffle.deck_commitment(tuple(EXAMPLE_DECK)) == commitment  # list or tuple alike
+    assert shuffle.deck_commitment(LUCKY_DECK) != commitment
+
+
+def test_deck_matches_its_commitment_only() -> None:
+    commitment = shuffle.deck_commitment(EXAMPLE_DECK)
+    assert shuffle.deck_matches(EXAMPLE_DECK, commitment)
+    assert shuffle.deck_matches(tuple(EXAMPLE_DECK), commitment)
+    assert not shuffle.deck_matches(LUCKY_DECK, commitment)
+    swapped = [EXAMPLE_DECK[1], EXAMPLE_DECK[0], *EXAMPLE_DECK[2:]]
+    assert not shuffle.deck_matches(swapped, commitment)  # order matters
+    assert not shuffle.deck_matches(EXAMPLE_DECK[:-1], commitment)
+    assert not shuffle.deck_matches(EXAMPLE_DECK, shuffle.commitment(EXAMPLE_SEED))
+    # A seed's commitment and a deck's are different things: the deck never matches the seed's.
+    assert not shuffle.seed_matches(EXAMPLE_SEED.hex(), commitment)
 
 
 def test_seed_matches_its_commitment_only() -> None:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import partial
+from typing import overload
 
 from events.catalog import Collected, GameEvent, Voided
 from events.codec import decode_game
@@ -21,11 +23,16 @@ from service import game as g
 from service import ledger, shuffle
 from service.context import Actor, RequestContext, event_metadata
 from service.errors import CertificationDisabled, GameInProgress, NotFound, VersionMismatch
+from service.games import game_named
 from service.paytable import Paytable, Quote, paytable_for
+from service.rules.cards import Card
 from service.seeds import SeedVault
 from service.storage.projections import HistoryRow, history_row
+from service.storage.seeds import DECK, SEED
 from service.unit_of_work import UnitOfWork
-from service.variants import variant_named
+
+#: What an unfinished game shows instead of a deck recorded in clear (v1 deals only).
+MASKED = "hidden until the game ends"
 
 
 def game_stream(game_id: uuid.UUID | str) -> str:
@@ -61,6 +68,18 @@ class _StateCache:
         self._size = size
         self._lock = threading.Lock()
         self._items: OrderedDict[str, LoadedGame] = OrderedDict()
+        # The server's secret of each cached game: its unseen cards in sealed order. Kept
+        # apart from LoadedGame, which flows to the API, so no view can ever reach it.
+        self._sealed: dict[str, tuple[Card, ...]] = {}
+
+    def sealed(self, stream: str) -> tuple[Card, ...] | None:
+        with self._lock:
+            return self._sealed.get(stream)
+
+    def keep_sealed(self, stream: str, cards: tuple[Card, ...]) -> None:
+        with self._lock:
+            if stream in self._items:
+                self._sealed[stream] = cards
 
     def get(self, stream: str) -> LoadedGame | None:
         with self._lock:
@@ -76,7 +95,8 @@ class _StateCache:
                 self._items[stream] = replace(loaded, replayed=False)
                 self._items.move_to_end(stream)
             while len(self._items) > self._size:
-                self._items.popitem(last=False)
+                gone, _ = self._items.popitem(last=False)
+                self._sealed.pop(gone, None)
 
 
 class Games:
@@ -99,8 +119,9 @@ class Games:
     # --- quotes ---------------------------------------------------------------------------------
 
     def quote(self, variant: str, stake: int, currency: str) -> Quote:
-        variant_named(variant)
-        return paytable_for(self._paytables, currency).quote(stake)
+        rules = game_named(variant)
+        table = paytable_for(self._paytables, currency)
+        return table.quote(stake, rules.multiplier, rules.max_units)
 
     # --- dealing --------------------------------------------------------------------------------
 
@@ -134,23 +155,24 @@ class Games:
                 raise GameInProgress(open_game.game_id)
 
             game_id = uuid.uuid4()
-            seed, command = self._deal(
+            rules = game_named(variant)
+            kind, secret, command = self._deal(
                 game_id, player_id, variant, stake, table, client_seed, certification
             )
             events = g.decide(g.INITIAL, command)
             stream = game_stream(game_id)
-            meta = event_metadata(request, table.id, table.version)
+            meta = event_metadata(request, table.id, table.version, rules.rules_version)
             recorded = uow.events.append(
                 stream, [NewEvent.of(e, meta) for e in events], expected_version=0
             )
             self._post_money(uow, stream, 0, str(player_id), str(game_id), events)
-            if seed is not None:
-                uow.seeds.add(game_id, self._vault.key_id, self._vault.encrypt(seed))
+            uow.seeds.add(game_id, self._vault.key_id, self._vault.encrypt(secret), kind)
             loaded = self._after(None, g.fold(events), recorded)
             self._project(uow, loaded)
             uow.remember(request, {"game_id": str(game_id), "version": loaded.state.version})
             uow.commit()
         self._cache.put(stream, loaded)
+        self._cache.keep_sealed(stream, g.hidden_cards(rules, command.deck))
         return loaded
 
     @staticmethod
@@ -162,18 +184,21 @@ class Games:
         table: Paytable,
         client_seed: str | None,
         certification: CertificationDeal | None,
-    ) -> tuple[bytes | None, g.StartGame]:
-        """The seed to keep secret (None for a given deck) and the StartGame command."""
-        seed: bytes | None
+    ) -> tuple[str, bytes, g.StartGame]:
+        """The kind of secret (seed or given deck), the secret to keep encrypted until the game
+        ends, and the StartGame command."""
+        rules = game_named(variant)
         if certification is not None and certification.deck is not None:
-            seed, deck = None, tuple(certification.deck)
-            algorithm, commitment = shuffle.CERTIFICATION_DECK, None
+            deck = tuple(certification.deck)
+            kind, secret = DECK, " ".join(deck).encode("ascii")
+            algorithm, commitment = shuffle.CERTIFICATION_DECK, shuffle.deck_commitment(deck)
         else:
             if certification is not None and certification.seed_hex is not None:
                 seed = bytes.fromhex(certification.seed_hex)
             else:
                 seed = shuffle.new_server_seed()
-            deck = shuffle.derive_deck(seed, client_seed)
+            deck = shuffle.derive_deck(seed, client_seed, rules.decks)
+            kind, secret = SEED, seed
             algorithm, commitment = shuffle.ALGORITHM, shuffle.commitment(seed)
         command = g.StartGame(
             game_id=str(game_id),
@@ -187,7 +212,7 @@ class Games:
             client_seed=client_seed,
             certification=certification is not None,
         )
-        return seed, command
+        return kind, secret, command
 
     # --- playing --------------------------------------------------------------------------------
 
@@ -195,7 +220,7 @@ class Games:
         self,
         request: RequestContext,
         game_id: uuid.UUID,
-        command: g.Draw | g.Recycle | g.MoveCards | g.Turn | g.Undo,
+        command: g.PlayAction,
         *,
         expected_version: int | None = None,
         retry_on_conflict: bool = True,
@@ -219,9 +244,11 @@ class Games:
         if reason not in ("player", "timeout"):
             raise ValueError("a game is collected by the player or by timeout")
 
-        def command(seed: str | None) -> g.Command:
+        def command(secret: Secret) -> g.Command:
             return g.Collect(
-                reason="timeout" if reason == "timeout" else "player", server_seed=seed
+                reason="timeout" if reason == "timeout" else "player",
+                server_seed=secret.seed_hex,
+                deck=secret.deck,
             )
 
         return self._command(
@@ -236,21 +263,25 @@ class Games:
     def void(self, request: RequestContext, game_id: uuid.UUID, reason: str) -> LoadedGame:
         """Operator: end the game without payout and refund the stake."""
         return self._command(
-            request, game_id, lambda seed: g.Void(reason, seed), None, reveals_seed=True
+            request,
+            game_id,
+            lambda secret: g.Void(reason, secret.seed_hex, secret.deck),
+            None,
+            reveals_seed=True,
         )
 
     def _command(
         self,
         request: RequestContext,
         game_id: uuid.UUID,
-        make: Callable[[str | None], g.Command],
+        make: Callable[[Secret], g.Command],
         expected_version: int | None,
         *,
         reveals_seed: bool = False,
         retry: bool = True,
     ) -> LoadedGame:
         """Load, decide, append at the loaded version; on a conflict reload and try once more.
-        ``make`` builds the command, given the decrypted seed when the command reveals it."""
+        ``make`` builds the command, given the decrypted secret when the command reveals it."""
         stream = game_stream(game_id)
         for attempt in (1, 2):
             try:
@@ -262,11 +293,13 @@ class Games:
                     state = loaded.state
                     if expected_version is not None and expected_version != state.version:
                         raise VersionMismatch(expected_version, state.version)
-                    command = make(self._seed_hex(uow, game_id) if reveals_seed else None)
-                    events = g.decide(state, command)
+                    secret = self._secret(uow, game_id) if reveals_seed else NO_SECRET
+                    sealed = _SealedCards(partial(self._sealed, uow, stream, state))
+                    events = g.decide(state, make(secret), sealed)
                     uow.lock_for_write()
                     table = paytable_for(self._paytables, state.currency)
-                    meta = event_metadata(request, table.id, table.version)
+                    rules_version = state.info.rules_version if state.info else None
+                    meta = event_metadata(request, table.id, table.version, rules_version)
                     # Append first: a concurrent writer that got in since the load is caught by
                     # the expected version here, before any money is posted for its events.
                     recorded = uow.events.append(
@@ -287,10 +320,37 @@ class Games:
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _seed_hex(self, uow: UnitOfWork, game_id: uuid.UUID) -> str | None:
-        """The game's server seed, decrypted; None for a game dealt from a given deck."""
-        token = uow.seeds.get(game_id)
-        return self._vault.decrypt(token).hex() if token is not None else None
+    def _secret(self, uow: UnitOfWork, game_id: uuid.UUID) -> Secret:
+        """The game's secret, decrypted: its server seed (hex) or its given deck."""
+        stored = uow.seeds.get(game_id)
+        if stored is None:
+            return NO_SECRET  # a v1 deal of a given deck: it was recorded in clear
+        kind, token = stored
+        plain = self._vault.decrypt(token)
+        if kind == DECK:
+            return Secret(None, tuple(plain.decode("ascii").split()))
+        return Secret(plain.hex(), None)
+
+    def _sealed(self, uow: UnitOfWork, stream: str, state: g.Game) -> tuple[Card, ...]:
+        """The game's unseen cards in sealed order: from the cache, else re-derived from its
+        decrypted secret (the deck, dealt again)."""
+        cached = self._cache.sealed(stream)
+        if cached is not None:
+            return cached
+        info = state.info
+        assert info is not None
+        secret = self._secret(uow, uuid.UUID(info.game_id))
+        if secret.deck is not None:
+            deck = secret.deck
+        elif secret.seed_hex is not None:
+            deck = shuffle.derive_deck(
+                bytes.fromhex(secret.seed_hex), info.client_seed, info.rules.decks
+            )
+        else:
+            deck = info.legacy_deck or ()
+        hidden = g.hidden_cards(info.rules, deck)
+        self._cache.keep_sealed(stream, hidden)
+        return hidden
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -318,12 +378,26 @@ class Games:
         return row.player_id if row is not None else None
 
     def records(self, game_id: uuid.UUID) -> list[RecordedEvent]:
-        """The raw stream, with hashes, for auditors."""
+        """The raw stream, with hashes, for auditors (the chain is checked on these)."""
         with self._uow() as uow:
             records = uow.events.read_stream(game_stream(game_id))
         if not records:
             raise NotFound("game", game_id)
         return records
+
+    @staticmethod
+    def shown_records(records: Sequence[RecordedEvent]) -> list[RecordedEvent]:
+        """The stream as staff may see it: while the game is unfinished, a v1 deal's deck
+        (recorded in clear before sealing) is masked, as the player's own view hides it."""
+        finished = any(r.type in ("Collected", "Voided") for r in records)
+        if finished:
+            return list(records)
+        return [
+            replace(r, data={**r.data, "deck": MASKED})
+            if r.type == "Dealt" and r.data.get("deck") is not None
+            else r
+            for r in records
+        ]
 
     def history(
         self,
@@ -418,7 +492,8 @@ class Games:
                 details = {
                     "reason": event.reason,
                     "stake": state.stake,
-                    "foundation_count": event.foundation_count,
+                    "units": event.units,
+                    "foundation_count": event.units,  # the name the first game gave its units
                     "threshold": self._big_win_threshold,
                     "certification": state.certification,
                 }
@@ -441,3 +516,41 @@ class Games:
 
 def _decode(records: Sequence[RecordedEvent]) -> list[GameEvent]:
     return [decode_game(r.type, r.schema_version, r.data) for r in records]
+
+
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """What a game keeps encrypted until it ends: a server seed (hex) or a given deck."""
+
+    seed_hex: str | None
+    deck: tuple[Card, ...] | None
+
+
+NO_SECRET = Secret(None, None)
+
+
+class _SealedCards(Sequence[Card]):
+    """A game's unseen cards, decrypted and derived only if a command shows one (a move needs
+    none, so most commands never touch the secret)."""
+
+    def __init__(self, load: Callable[[], tuple[Card, ...]]) -> None:
+        self._load = load
+        self._cards: tuple[Card, ...] | None = None
+
+    def _all(self) -> tuple[Card, ...]:
+        if self._cards is None:
+            self._cards = self._load()
+        return self._cards
+
+    @overload
+    def __getitem__(self, index: int) -> Card: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Card]: ...
+    def __getitem__(self, index: int | slice) -> Card | Sequence[Card]:
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Iterator[Card]:
+        return iter(self._all())

@@ -1,0 +1,27 @@
+"""Every game the server offers, registered by id. Adding a game is adding its module here:
+nothing in the store, ledger, API, replay or audit names a game."""
+
+from __future__ import annotations
+
+from service import errors
+from service.errors import RuleViolation
+from service.games.golf import GOLF
+from service.games.klondike import KLONDIKE, VEGAS_DRAW1, VEGAS_DRAW3
+from service.games.pyramid import PYRAMID
+from service.rules.game import GameRules
+
+__all__ = ["GAMES", "GOLF", "KLONDIKE", "PYRAMID", "VEGAS_DRAW1", "VEGAS_DRAW3", "game_named"]
+
+GAMES: dict[str, GameRules] = {
+    game.id: game for game in (VEGAS_DRAW1, VEGAS_DRAW3, KLONDIKE, GOLF, PYRAMID)
+}
+
+
+def game_named(game_id: str) -> GameRules:
+    try:
+        return GAMES[game_id]
+    except KeyError:
+        known = ", ".join(GAMES)
+        raise RuleViolation(
+            errors.UNKNOWN_VARIANT, f"unknown game {game_id!r}; choose one of {known}"
+        ) from None

@@ -1,0 +1,1 @@
+"""The RTP lab: reference bots and the simulations that measure each game's return."""

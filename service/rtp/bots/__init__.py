@@ -1,0 +1,26 @@
+"""Reference bots: deterministic players that see only what a player sees.
+
+Each bot is ``choose(rules, table, legal) -> action or None`` (None: stop and collect), given the
+sealed table (unseen cards are numbers it never reads) and the legal actions; one per family."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from service.rtp.bots import golf, klondike, pyramid
+from service.rules.actions import PlayAction
+from service.rules.game import GameRules
+from service.rules.table import Table
+
+Bot = Callable[[GameRules, Table, Sequence[PlayAction]], PlayAction | None]
+
+#: family -> (choose, bot version)
+BOTS: dict[str, tuple[Bot, str]] = {
+    "klondike": (klondike.choose, klondike.BOT_VERSION),
+    "golf": (golf.choose, golf.BOT_VERSION),
+    "pyramid": (pyramid.choose, pyramid.BOT_VERSION),
+}
+
+
+def bot_for(rules: GameRules) -> tuple[Bot, str]:
+    return BOTS[rules.family]

@@ -1,0 +1,146 @@
+"""How every game's play events change a table, written once for all games.
+
+Events speak of piles and cards (drawn, moved, turned, recycled, removed as a pair, played
+automatically), so folding needs nothing of any game's rules. Nothing here validates: recorded
+history must always fold. (Undo restores the table the decider kept, so it is not here.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from events.catalog import (
+    AutoCompleted,
+    CardDrawn,
+    CardMoved,
+    CardTurned,
+    Dealt,
+    GameEvent,
+    PairRemoved,
+    StockRecycled,
+    Undone,
+)
+from service.rules.cards import Card
+from service.rules.table import Pile, Slot, Table
+
+WASTE_KIND = "waste"
+STOCK_KIND = "stock"
+
+
+def _take(pile: Pile, n: int) -> Pile:
+    """The pile less its top ``n`` cards (face-down ones stay face down)."""
+    left = len(pile.cards) - n
+    return Pile(pile.cards[:left], min(pile.down, left))
+
+
+def _move(table: Table, source: str, target: str, cards: tuple[Card, ...]) -> Table:
+    index = table.layout.index
+    i, j = index[source], index[target]
+    piles = list(table.piles)
+    piles[i] = _take(piles[i], len(cards))
+    dst = piles[j]
+    piles[j] = Pile(dst.cards + cards, dst.down)
+    fan = table.fan
+    if fan and table.layout.specs[i].kind == WASTE_KIND:
+        fan -= 1
+    return table.but(piles=tuple(piles), fan=fan)
+
+
+def _moved(table: Table, event: CardMoved) -> Table:
+    return _move(table, event.source, event.target, event.cards)
+
+
+def _drawn(table: Table, event: CardDrawn) -> Table:
+    index = table.layout.index
+    i, j = index[event.source], index[event.target]
+    piles = list(table.piles)
+    piles[i] = _take(piles[i], len(event.cards))
+    dst = piles[j]
+    piles[j] = Pile(dst.cards + event.cards, dst.down)
+    fan = len(event.cards) if table.layout.specs[j].kind == WASTE_KIND else table.fan
+    return table.but(piles=tuple(piles), fan=fan)
+
+
+def _turned(table: Table, event: CardTurned) -> Table:
+    i = table.layout.index[event.pile]
+    pile = table.piles[i]
+    down = pile.down - 1
+    piles = list(table.piles)
+    piles[i] = Pile((*pile.cards[:down], event.card, *pile.cards[down + 1 :]), down)
+    return table.but(piles=tuple(piles))
+
+
+def _recycled(table: Table, event: StockRecycled) -> Table:
+    # Turning the waste over keeps its order: the first card drawn is drawn first again.
+    (w,) = table.layout.of_kind(WASTE_KIND)
+    (s,) = table.layout.of_kind(STOCK_KIND)
+    piles = list(table.piles)
+    stock = piles[w].cards[::-1] + piles[s].cards
+    piles[s] = Pile(stock, len(stock))
+    piles[w] = Pile()
+    return Table(table.layout, tuple(piles), event.passes_left, 0)
+
+
+def _removed(table: Table, event: PairRemoved) -> Table:
+    for removed in event.cards:
+        table = _move(table, removed.source, event.target, (removed.card,))
+    return table
+
+
+def _auto_played(table: Table, event: AutoCompleted) -> Table:
+    for m in event.moves:
+        table = _move(table, m.source, m.target, (m.card,))
+    return table
+
+
+_APPLY: dict[type, Callable[[Table, Any], Table]] = {
+    CardMoved: _moved,
+    CardDrawn: _drawn,
+    CardTurned: _turned,
+    StockRecycled: _recycled,
+    PairRemoved: _removed,
+    AutoCompleted: _auto_played,
+}
+
+
+def apply(table: Table, event: GameEvent) -> Table:
+    """The table after one play event."""
+    step = _APPLY.get(type(event))
+    if step is None:
+        raise TypeError(f"not a play event: {event!r}")
+    return step(table, event)
+
+
+def piles_named(event: GameEvent) -> set[str]:
+    """Every pile an event names (a recorded event naming a pile its game lacks cannot be
+    folded: verification reports it instead)."""
+    if isinstance(event, CardMoved | CardDrawn):
+        return {event.source, event.target}
+    if isinstance(event, CardTurned):
+        return {event.pile}
+    if isinstance(event, PairRemoved):
+        return {event.target, *(c.source for c in event.cards)}
+    if isinstance(event, AutoCompleted):
+        return {p for m in event.moves for p in (m.source, m.target)}
+    if isinstance(event, Undone):
+        return {p for m in event.moves for p in (m.source, m.target)}
+    if isinstance(event, Dealt) and event.piles is not None:
+        return {p.pile for p in event.piles}
+    return set()
+
+
+def reveals(table: Table, event: GameEvent) -> list[tuple[int, Card]]:
+    """The sealed cards ``event`` shows, as (sealed number, card): an auditor checks each one
+    against the revealed deck, and an unfinished game is re-decided with what it showed."""
+    if isinstance(event, CardDrawn):
+        pile = table.pile(event.source)
+        drawn: tuple[Slot, ...] = pile.cards[::-1][: len(event.cards)]
+        return [(s, c) for s, c in zip(drawn, event.cards, strict=False) if isinstance(s, int)]
+    if isinstance(event, CardTurned):
+        pile = table.pile(event.pile)
+        if pile.down == 0:
+            return []
+        slot = pile.cards[pile.down - 1]
+        return [(slot, event.card)] if isinstance(slot, int) else []
+    return []
