@@ -9,7 +9,7 @@ which a draw or a turn takes the card it shows. The fold never holds an unseen c
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import reduce
 from typing import Literal
@@ -267,7 +267,12 @@ class SealedCardMissing(LookupError):
     caller, or a verification with the seed still secret)."""
 
 
-def revealer(sealed: Sequence[Card]) -> Reveal:
+#: The cards the player has not seen, by sealed number: the server's whole list, or (an
+#: unfinished game re-decided by an auditor) only those the stream showed.
+Sealed = Sequence[Card] | Mapping[int, Card]
+
+
+def revealer(sealed: Sealed) -> Reveal:
     """The card in a slot: its code, or the sealed deck's card for a sealed number."""
 
     def reveal(slot: Slot) -> Card:
@@ -281,7 +286,7 @@ def revealer(sealed: Sequence[Card]) -> Reveal:
     return reveal
 
 
-def decide(state: Game, command: Command, sealed: Sequence[Card] = ()) -> list[GameEvent]:
+def decide(state: Game, command: Command, sealed: Sealed = ()) -> list[GameEvent]:
     """The events ``command`` causes in ``state``; raises RuleViolation if it breaks a rule.
     ``sealed`` holds the cards the player has not seen, for a command that shows one."""
     if isinstance(command, StartGame):
@@ -554,13 +559,19 @@ def legal_commands(state: Game) -> list[PlayCommand]:
     return commands
 
 
-def sealed_from_stream(events: Sequence[GameEvent]) -> dict[int, Card]:
-    """The sealed cards a recorded stream showed, by sealed number: how an unfinished game is
-    re-decided without its secret (each showing is then checked against the revealed deck)."""
-    shown: dict[int, Card] = {}
+def shown_cards(events: Sequence[GameEvent]) -> list[tuple[int, int, Card]]:
+    """Every sealed card a recorded stream showed: (version, sealed number, card). How an
+    unfinished game is re-decided without its secret, and what the revealed deck is checked
+    against."""
+    shown: list[tuple[int, int, Card]] = []
     state = INITIAL
-    for event in events:
+    for version, event in enumerate(events, start=1):
         if state.table is not None:
-            shown.update(table_fold.reveals(state.table, event))
+            shown.extend((version, n, c) for n, c in table_fold.reveals(state.table, event))
         state = evolve(state, event)
     return shown
+
+
+def sealed_from_stream(events: Sequence[GameEvent]) -> dict[int, Card]:
+    """The sealed cards a recorded stream showed, by sealed number."""
+    return {number: card for _, number, card in shown_cards(events)}

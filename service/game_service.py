@@ -478,34 +478,29 @@ class Games:
         game_id, player_id = uuid.UUID(state.game_id), uuid.UUID(state.player_id)
         for event in events:
             if isinstance(event, Voided):
-                details = {"reason": event.reason, "certification": state.certification}
-                uow.significant.record(
-                    "void",
-                    request.actor.id,
-                    details,
-                    game_id=game_id,
-                    player_id=player_id,
-                    amount=event.refund,
-                    currency=event.currency,
-                )
+                kind, amount = "void", event.refund
+                details: dict[str, object] = {"reason": event.reason}
             elif isinstance(event, Collected) and event.winnings >= self._big_win_threshold:
+                kind, amount = "big-win", event.winnings
                 details = {
                     "reason": event.reason,
                     "stake": state.stake,
                     "units": event.units,
                     "foundation_count": event.units,  # the name the first game gave its units
                     "threshold": self._big_win_threshold,
-                    "certification": state.certification,
                 }
-                uow.significant.record(
-                    "big-win",
-                    request.actor.id,
-                    details,
-                    game_id=game_id,
-                    player_id=player_id,
-                    amount=event.winnings,
-                    currency=event.currency,
-                )
+            else:
+                continue
+            details["certification"] = state.certification
+            uow.significant.record(
+                kind,
+                request.actor.id,
+                details,
+                game_id=game_id,
+                player_id=player_id,
+                amount=amount,
+                currency=event.currency,
+            )
 
     @staticmethod
     def _project(uow: UnitOfWork, loaded: LoadedGame) -> None:

@@ -193,17 +193,6 @@ def _start_command(
     )
 
 
-def _shown(events: Sequence[GameEvent]) -> list[tuple[int, int, Card]]:
-    """Every sealed card the stream showed: (version, sealed number, card)."""
-    shown: list[tuple[int, int, Card]] = []
-    state = g.INITIAL
-    for version, event in enumerate(events, start=1):
-        if state.table is not None:
-            shown.extend((version, n, c) for n, c in table_fold.reveals(state.table, event))
-        state = g.evolve(state, event)
-    return shown
-
-
 def _check_rules(
     result: GameVerification,
     events: list[GameEvent],
@@ -229,7 +218,7 @@ def _check_rules(
                 result.fail("deck", _location(stream, 2), expected[1:], events[1:start])
     except (RuleViolation, ValueError) as exc:
         result.fail("rules", _location(stream, 1), "a valid deal", exc)
-    sealed = {n: c for _, n, c in _shown(events)}
+    sealed = g.sealed_from_stream(events)
     state = g.fold(events[:start])
     i = start
     while i < len(events):
@@ -241,7 +230,7 @@ def _check_rules(
             i += 1
             continue
         try:
-            decided = g.decide(state, command_i, sealed)  # type: ignore[arg-type]
+            decided = g.decide(state, command_i, sealed)
         except RuleViolation as exc:
             result.fail("rules", _location(stream, i + 1), "a legal command", f"{exc.code}: {exc}")
             decided = [event]
@@ -309,7 +298,7 @@ def _check_shown(result: GameVerification, events: list[GameEvent], deck: Sequen
     rules = g.fold(events[:1]).rules
     assert rules is not None
     hidden = g.hidden_cards(rules, deck)
-    for version, number, card in _shown(events):
+    for version, number, card in g.shown_cards(events):
         actual = hidden[number] if number < len(hidden) else None
         if actual != card:
             result.fail(

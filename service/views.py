@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from service import shuffle
-from service.game import Game, PlayCommand, hidden_cards, legal_commands
+from service.game import Collect, Game, PlayCommand, hidden_cards, legal_commands
 from service.rules.actions import MoveCards, Remove, describe
 from service.rules.cards import Card
 from service.rules.table import Pile, Table, unseal
@@ -20,9 +20,9 @@ from service.rules.table import Pile, Table, unseal
 
 def command_as_dict(command: PlayCommand) -> dict[str, Any]:
     """A legal command as the API names it: the action and its arguments."""
-    if command.NAME == "collect":
+    if isinstance(command, Collect):
         return {"action": "collect"}
-    return describe(command)  # type: ignore[arg-type]
+    return describe(command)
 
 
 def _uses_waste(command: PlayCommand) -> bool:

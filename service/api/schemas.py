@@ -264,11 +264,14 @@ class StatementPageSchema(Schema):
 
 class HistoryLineSchema(Schema):
     game_id = fields.UUID(required=True)
-    variant = fields.String(required=True)
+    variant = fields.String(required=True, metadata={"description": "the game's id"})
+    title = fields.String(required=True, metadata={"description": "the game's name"})
     stake = fields.Integer(required=True)
     currency = fields.String(required=True)
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
-    foundation_count = fields.Integer(required=True)
+    units = fields.Integer(required=True, metadata={"description": "what the game paid for"})
+    max_units = fields.Integer(required=True, allow_none=True)
+    foundation_count = fields.Integer(required=True, metadata={"description": "units"})
     payout = fields.Integer(required=True)
     refund = fields.Integer(required=True)
     net = fields.Integer(required=True, metadata={"description": "payout + refund - stake"})

@@ -26,7 +26,7 @@ from events.catalog import (
 )
 from service import errors
 from service.errors import RuleViolation
-from service.rules import fold
+from service.rules import fold, stock
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Turn
 from service.rules.building import alternate_colour_down, same_suit_up
 from service.rules.cards import KING, RANK_OF, RED, Card
@@ -141,7 +141,11 @@ class Klondike(GameRules):
 
     def decide(self, table: Table, action: PlayAction, reveal: Reveal) -> list[GameEvent]:
         if isinstance(action, Draw):
-            return [CardDrawn(STOCK, WASTE, self._check_draw(table, reveal))]
+            if self._passes_remain(table) and table.piles[W].cards:
+                hint = "recycle the waste first"
+            else:
+                hint = "no passes through the stock are left"
+            return [stock.draw(table, self.draw_count, reveal, hint)]
         if isinstance(action, Recycle):
             self._check_recycle(table)
             passes = None if table.passes_left is None else table.passes_left - 1
@@ -156,17 +160,6 @@ class Klondike(GameRules):
                 )
             return [CardTurned(action.pile, self._check_turn(table, action.pile, reveal))]
         raise RuleViolation(errors.ACTION_NOT_ALLOWED, f"{self.title} has no {action.NAME} action")
-
-    def _check_draw(self, table: Table, reveal: Reveal) -> tuple[Card, ...]:
-        """The cards a draw shows: min(draw count, cards left), next card first."""
-        stock = table.piles[S].cards
-        if not stock:
-            if self._passes_remain(table) and table.piles[W].cards:
-                hint = "recycle the waste first"
-            else:
-                hint = "no passes through the stock are left"
-            raise RuleViolation(errors.STOCK_EMPTY, f"the stock is empty; {hint}")
-        return tuple(reveal(s) for s in stock[::-1][: self.draw_count])
 
     @staticmethod
     def _passes_remain(table: Table) -> bool:
@@ -497,6 +490,14 @@ VEGAS_DRAW1 = Klondike(
     explicit_turn=True,
     multiplier="5",
     rules_version="vegas-klondike/1",
+    published=Published(
+        rtp="0.9239",
+        low="0.9113",
+        high="0.9365",
+        games=20_000,
+        bot="klondike-bot/1",
+        measured="flask --app service rtp simulate --game vegas-draw1 --games 20000",
+    ),
     summary=(
         "Seed 000's deal: 7 columns of 1 to 7 cards, the top card of each face up; 24 in the "
         "stock.",
@@ -517,6 +518,14 @@ VEGAS_DRAW3 = Klondike(
     explicit_turn=True,
     multiplier="5",
     rules_version="vegas-klondike/1",
+    published=Published(
+        rtp="0.9395",
+        low="0.9226",
+        high="0.9565",
+        games=20_000,
+        bot="klondike-bot/1",
+        measured="flask --app service rtp simulate --game vegas-draw3 --games 20000",
+    ),
     summary=(
         "Seed 000's deal: 7 columns of 1 to 7 cards, the top card of each face up; 24 in the "
         "stock.",
@@ -535,8 +544,16 @@ KLONDIKE = Klondike(
     draw_count=3,
     passes=None,
     explicit_turn=False,
-    multiplier="3.5",
+    multiplier="3.6",
     rules_version="klondike/1",
+    published=Published(
+        rtp="0.9288",
+        low="0.9134",
+        high="0.9443",
+        games=20_000,
+        bot="klondike-bot/1",
+        measured="flask --app service rtp simulate --game klondike --games 20000",
+    ),
     summary=(
         "7 columns of 1 to 7 cards, the top card of each face up; 24 in the stock.",
         "Draw three cards at a time; unlimited passes through the stock.",

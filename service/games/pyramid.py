@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from events.catalog import CardDrawn, CardTurned, GameEvent, PairRemoved, RemovedCard
+from events.catalog import CardTurned, GameEvent, PairRemoved, RemovedCard
 from service import errors
 from service.errors import RuleViolation
+from service.rules import stock
 from service.rules.actions import Draw, PlayAction, Remove
 from service.rules.building import is_king, pair_totals_13
 from service.rules.cards import Card
-from service.rules.game import GameRules, Reveal
+from service.rules.game import GameRules, Published, Reveal
 from service.rules.table import Layout, Pile, PileSpec, Table, numbered
 
 ROWS = 7
@@ -130,6 +131,15 @@ class Pyramid(GameRules):
     max_units = 52
     multiplier = "1.5"  # the RTP lab sets M from the reference bot's simulated return
     layout = LAYOUT
+    #: The reference bot's return at this M (service/rtp/RTP.md).
+    published = Published(
+        rtp="0.9250",
+        low="0.9223",
+        high="0.9278",
+        games=20_000,
+        bot="pyramid-bot/1",
+        measured="flask --app service rtp simulate --game pyramid --games 20000",
+    )
     actions = ("draw", "remove", "undo")
     units_are = "cards removed"
     undo_rule = (
@@ -164,12 +174,7 @@ class Pyramid(GameRules):
 
     def decide(self, table: Table, action: PlayAction, reveal: Reveal) -> list[GameEvent]:
         if isinstance(action, Draw):
-            stock = table.piles[S].cards
-            if not stock:
-                raise RuleViolation(
-                    errors.STOCK_EMPTY, "the stock is empty; Pyramid has one pass through it"
-                )
-            return [CardDrawn(STOCK, WASTE, (reveal(stock[-1]),))]
+            return [stock.draw(table, 1, reveal, "Pyramid has one pass through it")]
         if isinstance(action, Remove):
             return [PairRemoved(self._check_remove(table, action.piles), FOUNDATION)]
         raise RuleViolation(errors.ACTION_NOT_ALLOWED, f"{self.title} has no {action.NAME} action")

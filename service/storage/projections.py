@@ -13,6 +13,7 @@ from typing import Any
 import psycopg
 
 from service.game import Game
+from service.games import GAMES
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,20 @@ class HistoryRow:
     def net(self) -> int:
         """What the game made for the player: payout + refund - stake."""
         return self.payout + self.refund - self.stake
+
+    @property
+    def units(self) -> int:
+        return self.foundation_count  # the column predates other games: it holds units
+
+    @property
+    def title(self) -> str:
+        known = GAMES.get(self.variant)
+        return known.title if known else self.variant
+
+    @property
+    def max_units(self) -> int | None:
+        known = GAMES.get(self.variant)
+        return known.max_units if known else None
 
 
 def history_row(

@@ -149,6 +149,12 @@ def _check_books(session: Session, games: list[tuple[str, str, int, int]]) -> No
         owed = winnings(variant, units, stake)
         assert (line["payout"], line["refund"], line["net"]) == (owed, 0, owed - stake)
         assert (line["certification"], line["end_reason"]) == (True, "player")
+        rules = GAMES[variant]
+        assert (line["title"], line["units"], line["max_units"]) == (
+            rules.title,
+            units,
+            rules.max_units,
+        )
 
     for game_id, *_ in games:
         replay = http.get(f"/v1/games/{game_id}/replay", http.auditor_key).get_json()

@@ -21,7 +21,7 @@ from events.catalog import (
 from service import errors, shuffle
 from service import game as g
 from service.errors import RuleViolation
-from service.games import VEGAS_DRAW1
+from service.games import KLONDIKE, VEGAS_DRAW1
 from service.paytable import winnings
 from service.rules.cards import RANKS, Card
 from service.rules.table import Table
@@ -100,13 +100,19 @@ def test_win_rate_is_a_fifty_second_of_five_stakes() -> None:
 
 
 def test_winnings_follow_the_multiplier_the_game_was_dealt_under() -> None:
-    """Klondike pays M 2 over 52 cards: at 520 a card is worth 20, not Vegas's 50."""
-    lay = layout(["4S|2H"], stock="9D", waste="AH", passes_left=None)
+    """Klondike pays its own M over 52 cards (3.5: at 520 a card is worth 35, not Vegas's
+    50), and the stake records it."""
+    lay = layout(["4S|2H"], stock="9D", waste="AH", passes_left=None, rules=KLONDIKE)
     game = game_on(lay, variant="klondike")
     assert game.info is not None
-    assert (game.info.multiplier, game.info.max_units) == ("2", 52)
+    assert (game.info.multiplier, game.info.max_units) == (KLONDIKE.multiplier, 52)
     game, _ = play(game, g.MoveCards("waste", "foundation"), g.MoveCards("tableau:0", "foundation"))
-    assert (game.win_rate, game.units, game.winnings) == (20, 2, 40)
+    per_card = winnings(1, 520, KLONDIKE.multiplier, 52)
+    assert (game.win_rate, game.units, game.winnings) == (
+        per_card,
+        2,
+        winnings(2, 520, KLONDIKE.multiplier, 52),
+    )
 
 
 # --- auto-complete ------------------------------------------------------------------------------
