@@ -110,11 +110,22 @@ PlayCommand = PlayAction | Collect
 
 @dataclass(frozen=True, slots=True)
 class UndoRecord:
-    """What the last action did, if it may be undone, and the table it left."""
+    """The last action, if it may be undone, and the table it left (restored by the undo)."""
 
-    action: str  # "draw", "move" or "remove"
-    moves: tuple[UndoneMove, ...]
+    event: CardMoved | CardDrawn | PairRemoved
     before: Table
+
+    @property
+    def action(self) -> str:
+        return _PLAY[type(self.event)]
+
+    @property
+    def moves(self) -> tuple[UndoneMove, ...]:
+        """What goes back where: each card's source and where it had gone."""
+        event = self.event
+        if isinstance(event, PairRemoved):
+            return tuple(UndoneMove(c.source, event.target, (c.card,)) for c in event.cards)
+        return (UndoneMove(event.source, event.target, event.cards),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,13 +452,8 @@ def _undo(state: Game) -> Undone:
 
 
 def _undo_record(event: GameEvent, before: Table) -> UndoRecord | None:
-    if isinstance(event, CardMoved):
-        return UndoRecord("move", (UndoneMove(event.source, event.target, event.cards),), before)
-    if isinstance(event, CardDrawn):
-        return UndoRecord("draw", (UndoneMove(event.source, event.target, event.cards),), before)
-    if isinstance(event, PairRemoved):
-        moves = tuple(UndoneMove(c.source, event.target, (c.card,)) for c in event.cards)
-        return UndoRecord("remove", moves, before)
+    if isinstance(event, CardMoved | CardDrawn | PairRemoved):
+        return UndoRecord(event, before)
     return None
 
 
