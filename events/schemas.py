@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, post_load, validate
+from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from events import catalog
 
@@ -81,6 +81,15 @@ class DealtSchema(EventSchema):
     client_seed = fields.String(required=True, allow_none=True)
     piles = fields.List(fields.Nested(DealtPileSchema), required=True, allow_none=True)
     deck = fields.List(_card(), required=True, allow_none=True, validate=_deck_length)
+
+    @validates_schema
+    def one_record_of_the_deal(self, data: dict[str, Any], **_: Any) -> None:
+        """A sealed deal records its piles and a commitment; only a deal made before sealing
+        (upcast from v1) records its deck instead."""
+        if (data.get("piles") is None) == (data.get("deck") is None):
+            raise ValidationError("a deal records its piles, or (before sealing) its deck")
+        if data.get("piles") is not None and data.get("seed_commitment") is None:
+            raise ValidationError("a sealed deal commits to its seed or deck", "seed_commitment")
 
 
 class CardDrawnSchema(EventSchema):

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections import Counter
@@ -224,7 +225,14 @@ def rtp_group() -> None:
 @click.option("--chunk", default=250, show_default=True, type=click.IntRange(1))
 @click.option("--multiplier", help="Report the RTP at this M instead of the game's own.")
 @click.option("--local", is_flag=True, help="Simulate in this process, without the workers.")
-def rtp_simulate(game_id: str, count: int, chunk: int, multiplier: str | None, local: bool) -> None:
+@click.option(
+    "--save",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Also write the histogram of units (JSON: units -> deals) to this file.",
+)
+def rtp_simulate(
+    game_id: str, count: int, chunk: int, multiplier: str | None, local: bool, save: str | None
+) -> None:
     starts = list(range(0, count, chunk))
     histogram: Counter[int] = Counter()
     with click.progressbar(length=count, label=f"{game_id} deals") as bar:
@@ -246,6 +254,9 @@ def rtp_simulate(game_id: str, count: int, chunk: int, multiplier: str | None, l
                     bar.update(min(chunk, count - s))
             finally:
                 container.close()
+    if save:
+        with open(save, "w") as out:
+            json.dump({str(u): n for u, n in sorted(histogram.items())}, out)
     found = simulate.rtp_of(game_id, histogram, multiplier)
     _, bot = bot_for(game_named(game_id))
     click.echo(f"game        {game_id} ({bot}, {simulate.LAB})")

@@ -52,6 +52,16 @@ CARD_COVERED = "card-covered"  # pyramid: a card still covered by one it is not 
 PAIR_NOT_THIRTEEN = "pair-not-thirteen"  # pyramid: two cards whose ranks do not total 13
 ONLY_KING_ALONE = "only-king-alone"  # pyramid: a single card removed that is not a King
 
+# Forty Thieves (it also refuses with not-same-suit, below)
+NOT_A_RUN = "not-a-run"  # forty thieves: cards moved together that are not a same-suit run
+
+# Scorpion and Super Scorpion
+NOTHING_ON_AN_ACE = "nothing-on-an-ace"  # scorpion: no card goes on an Ace
+NOT_SAME_SUIT = "not-same-suit"  # scorpion: a card goes only on a card of its own suit
+
+# Upside-Down Pyramid
+CANNOT_SPLIT_RUN = "cannot-split-run"  # upside-down pyramid: a column's built run moves whole
+
 # Turning and undo
 NOTHING_TO_TURN = "nothing-to-turn"
 TOP_CARD_FACE_UP = "top-card-face-up"

@@ -371,6 +371,8 @@ def _start(state: Game, command: StartGame) -> list[GameEvent]:
         raise RuleViolation(errors.GAME_ALREADY_STARTED, "this game has already been dealt")
     placed = stake_placed(command)
     rules = game_named(command.variant)
+    if command.shuffle_algorithm == shuffle.CERTIFICATION_DECK and not command.certification:
+        raise RuleViolation(errors.INVALID_DECK, "only a certification game is dealt a given deck")
     check_deck(command.deck, rules.decks)
     sealed_table, hidden = seal(rules.deal(command.deck))
     dealt = Dealt(
@@ -392,13 +394,11 @@ def _check_reveal(state: Game, server_seed: str | None, deck: tuple[Card, ...] |
             raise RuleViolation(errors.SEED_MISMATCH, "this game was dealt from a given deck")
         return
     if info.shuffle_algorithm == shuffle.CERTIFICATION_DECK:
-        if deck is None:
-            raise RuleViolation(errors.SEED_REQUIRED, "ending this game must reveal its deck")
-        if server_seed is not None:
+        if deck is None or server_seed is None:
             raise RuleViolation(
-                errors.SEED_MISMATCH, "this game was dealt from a given deck: it reveals no seed"
+                errors.SEED_REQUIRED, "ending this game must reveal its deck and its salt (seed)"
             )
-        if not shuffle.deck_matches(deck, commitment):
+        if not shuffle.deck_matches(deck, server_seed, commitment):
             raise RuleViolation(errors.SEED_MISMATCH, "the deck does not match the commitment")
         return
     if server_seed is None:

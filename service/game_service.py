@@ -190,8 +190,10 @@ class Games:
         rules = game_named(variant)
         if certification is not None and certification.deck is not None:
             deck = tuple(certification.deck)
-            kind, secret = DECK, " ".join(deck).encode("ascii")
-            algorithm, commitment = shuffle.CERTIFICATION_DECK, shuffle.deck_commitment(deck)
+            salt = shuffle.new_server_seed()  # keeps the commitment from being searched
+            kind, secret = DECK, salt + " ".join(deck).encode("ascii")
+            algorithm = shuffle.CERTIFICATION_DECK
+            commitment = shuffle.deck_commitment(deck, salt)
         else:
             if certification is not None and certification.seed_hex is not None:
                 seed = bytes.fromhex(certification.seed_hex)
@@ -328,7 +330,8 @@ class Games:
         kind, token = stored
         plain = self._vault.decrypt(token)
         if kind == DECK:
-            return Secret(None, tuple(plain.decode("ascii").split()))
+            salt, deck = plain[: shuffle.SEED_BYTES], plain[shuffle.SEED_BYTES :]
+            return Secret(salt.hex(), tuple(deck.decode("ascii").split()))
         return Secret(plain.hex(), None)
 
     def _sealed(self, uow: UnitOfWork, stream: str, state: g.Game) -> tuple[Card, ...]:
@@ -515,7 +518,8 @@ def _decode(records: Sequence[RecordedEvent]) -> list[GameEvent]:
 
 @dataclass(frozen=True, slots=True)
 class Secret:
-    """What a game keeps encrypted until it ends: a server seed (hex) or a given deck."""
+    """What a game keeps encrypted until it ends: its server seed (hex), and for a certification
+    game given its deck, that deck (the seed then salts the deck's commitment)."""
 
     seed_hex: str | None
     deck: tuple[Card, ...] | None

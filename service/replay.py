@@ -45,6 +45,8 @@ def build_replay(
     """Replay ``records`` (a whole game stream) up to ``to_version``."""
     verification = verify_game(records, postings, paytables)
     shown = records if to_version is None else records[:to_version]
+    if verification.readable is not None:  # an edited record: shown up to where it stops
+        shown = shown[: verification.readable]
     ended = verification.state.is_over
     deck = None if masked else revealed_deck(verification.state)
 
@@ -57,7 +59,7 @@ def build_replay(
         try:
             event = decode_game(record.type, record.schema_version, record.data)
             state = g.evolve(state, event)
-        except (InvalidEvent, UnknownEvent, RuleViolation, LookupError):
+        except (InvalidEvent, UnknownEvent, RuleViolation, LookupError, AssertionError, TypeError):
             break  # an edited record the game cannot fold: the verification names it
         data = dict(record.data)
         if record.type == "Dealt" and data.get("deck") is not None and (masked or not ended):

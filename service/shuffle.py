@@ -47,14 +47,21 @@ def seed_matches(server_seed_hex: str, seed_commitment: str) -> bool:
     return hmac.compare_digest(commitment(seed), seed_commitment)
 
 
-def deck_commitment(deck: Sequence[Card]) -> str:
-    """What a certification game given its deck commits to: SHA-256 of the codes in deal order,
-    separated by single spaces (ASCII), lowercase hex."""
-    return hashlib.sha256(" ".join(deck).encode("ascii")).hexdigest()
+def deck_commitment(deck: Sequence[Card], salt: bytes) -> str:
+    """What a certification game given its deck commits to: SHA-256 of a fresh 32-byte salt
+    (its server seed) followed by the codes in deal order separated by single spaces (ASCII),
+    lowercase hex. Without the salt, a player near the end of a game could try every order of
+    the few cards still unseen against the commitment."""
+    if len(salt) != SEED_BYTES:
+        raise ValueError("the salt is exactly 32 bytes")
+    return hashlib.sha256(salt + " ".join(deck).encode("ascii")).hexdigest()
 
 
-def deck_matches(deck: Sequence[Card], seed_commitment: str) -> bool:
-    return hmac.compare_digest(deck_commitment(deck), seed_commitment)
+def deck_matches(deck: Sequence[Card], salt_hex: str, seed_commitment: str) -> bool:
+    """True when the revealed deck and salt (64 lowercase hex digits) hash to the commitment."""
+    if _SEED_HEX.fullmatch(salt_hex) is None:
+        return False
+    return hmac.compare_digest(deck_commitment(deck, bytes.fromhex(salt_hex)), seed_commitment)
 
 
 def check_client_seed(client_seed: str) -> None:

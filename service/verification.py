@@ -34,7 +34,7 @@ from service.errors import RuleViolation
 from service.paytable import Paytable, winnings
 from service.rules import fold as table_fold
 from service.rules.cards import Card
-from service.views import revealed_deck
+from service.rules.game import GameRules
 
 Status = Literal["pass", "fail", "pending", "not-applicable"]
 CHECKS = ("hash-chain", "seed-commitment", "deck", "rules", "payout", "ledger")
@@ -70,10 +70,22 @@ class GameVerification:
     checks: dict[str, Status] = field(default_factory=lambda: dict.fromkeys(CHECKS, "pass"))
     findings: list[Finding] = field(default_factory=list)
     state: g.Game = g.INITIAL  # the state replayed from the recorded events
+    readable: int | None = None  # events that fold; None: every one
 
     @property
     def ok(self) -> bool:
         return not self.findings
+
+    def stop(self, version: int, expected: object, found: object) -> GameVerification:
+        """The record stops making sense at ``version``: a rules finding there, and every
+        check still undecided becomes pending (it cannot be decided on this record)."""
+        self.fail("rules", f"{self.stream_id} v{version}", expected, found)
+        self.readable = version - 1
+        for check, status in self.checks.items():
+            if status == "pass" and check not in ("hash-chain", "ledger"):
+                self.checks[check] = "pending"
+        self.checks["rules"] = "fail"
+        return self
 
     def fail(self, check: str, location: str, expected: object, found: object) -> None:
         self.checks[check] = "fail"
@@ -101,32 +113,29 @@ def verify_game(
         try:
             events.append(decode_game(record.type, record.schema_version, record.data))
         except (InvalidEvent, UnknownEvent) as exc:
-            result.fail("rules", f"{stream} v{record.version}", "a valid game event", exc)
-            return result
+            return result.stop(record.version, "a valid game event", exc)
     if (
         len(events) < 2
         or not isinstance(events[0], StakePlaced)
         or not isinstance(events[1], Dealt)
     ):
-        result.fail("rules", f"{stream} v1", "StakePlaced then Dealt", [e.TYPE for e in events[:2]])
-        return result
+        return result.stop(1, "StakePlaced then Dealt", [e.TYPE for e in events[:2]])
     try:
         rules = g.fold(events[:1]).rules
     except RuleViolation as exc:  # an unknown game: nothing else can be checked
-        result.fail("rules", f"{stream} v1", "a game this server knows", exc)
-        return result
+        return result.stop(1, "a game this server knows", exc)
     assert rules is not None
-    for version, event in enumerate(events, start=1):
-        unknown = table_fold.piles_named(event) - set(rules.layout.ids)
-        if unknown:  # not foldable: nothing after it can be checked
-            result.fail("rules", f"{stream} v{version}", f"piles of {rules.id}", sorted(unknown))
-            return result
-    deck = _check_seed(result, events)
+    # The seed and the ledger are checked from the records alone; the rest folds the stream.
+    deck = _check_seed(result, events, rules)
+    _check_ledger(result, events, postings)
+    unfit = _misfit(events)
+    if unfit is not None:  # not foldable: the rules and the payout cannot be checked
+        version, problem = unfit
+        return result.stop(version, "an event that fits the table", problem)
     _check_rules(result, events, paytables, deck)
     if deck is not None and result.checks["deck"] != "not-applicable":
         _check_shown(result, events, deck)
     _check_payout(result, events)
-    _check_ledger(result, events, postings)
     return result
 
 
@@ -176,6 +185,37 @@ def _command_for(event: GameEvent) -> g.Command | None:
     return None  # AutoCompleted: only ever a command's consequence
 
 
+def _misfit(events: Sequence[GameEvent]) -> tuple[int, str] | None:
+    """The first recorded event that cannot have happened where it stands, and why: the rest
+    of the checks fold the stream, which trusts that every event fits."""
+    state = g.fold(events[:1])
+    rules = state.rules
+    assert rules is not None
+    dealt = events[1]
+    assert isinstance(dealt, Dealt)
+    if dealt.piles is None and (dealt.deck is None or len(dealt.deck) != 52 * rules.decks):
+        return 2, f"a deal of {rules.id}: its piles (or, recorded before sealing, its deck)"
+    if table_fold.piles_named(dealt) - set(rules.layout.ids):
+        return 2, f"piles of {rules.id}"
+    state = g.evolve(state, dealt)
+    for version, event in enumerate(events[2:], start=3):
+        if isinstance(event, StakePlaced | Dealt):
+            return version, "a game is staked and dealt once"
+        if isinstance(event, Collected | Voided) and version != len(events):
+            return version, "nothing follows the end of a game"
+        table = state.table
+        assert table is not None
+        if isinstance(event, Undone):
+            if state.undo is None:
+                return version, "an undo of nothing that can be undone"
+        elif not isinstance(event, Collected | Voided):
+            problem = table_fold.misfit(table, event)
+            if problem is not None:
+                return version, problem
+        state = g.evolve(state, event)
+    return None
+
+
 def _start_command(
     placed: StakePlaced, dealt: Dealt, paytables: Mapping[str, Paytable], deck: Sequence[Card]
 ) -> g.StartGame:
@@ -214,7 +254,7 @@ def _check_rules(
         if deck is not None and dealt.deck is None:
             expected = g.decide(g.INITIAL, command)
             start = len(expected)
-            if expected != events[:start]:
+            if expected[1:] != events[1:start]:
                 result.fail("deck", _location(stream, 2), expected[1:], events[1:start])
     except (RuleViolation, ValueError) as exc:
         result.fail("rules", _location(stream, 1), "a valid deal", exc)
@@ -245,48 +285,67 @@ def _check_rules(
     result.state = state
 
 
-def _check_seed(result: GameVerification, events: list[GameEvent]) -> tuple[Card, ...] | None:
-    """The seed (or given deck) against the commitment; the revealed deck, if any."""
-    dealt = events[1]
+def _check_seed(
+    result: GameVerification, events: list[GameEvent], rules: GameRules
+) -> tuple[Card, ...] | None:
+    """The seed (or given deck and its salt) against the commitment; the revealed deck, if
+    any. Reads the deal and the ending only, so it holds for a stream that does not fold."""
+    placed, dealt, ending = events[0], events[1], events[-1]
+    assert isinstance(placed, StakePlaced)
     assert isinstance(dealt, Dealt)
-    state = g.fold(events)
-    where = _location(result.stream_id, len(events))
-    if dealt.seed_commitment is None:  # a v1 deal of a given deck, recorded in clear
-        result.checks["seed-commitment"] = result.checks["deck"] = "not-applicable"
-        return dealt.deck
-    if not state.is_over:
-        result.checks["seed-commitment"] = result.checks["deck"] = "pending"
-        return None
-    ending = events[-1]
-    assert isinstance(ending, Collected | Voided)
-    if dealt.shuffle_algorithm == shuffle.CERTIFICATION_DECK:
-        revealed = ending.deck
-        ok = revealed is not None and shuffle.deck_matches(revealed, dealt.seed_commitment)
-    else:
-        revealed = None
-        ok = ending.server_seed is not None and shuffle.seed_matches(
-            ending.server_seed, dealt.seed_commitment
-        )
-    if not ok:
-        found = ending.deck if revealed is not None else ending.server_seed
-        result.fail("seed-commitment", where, dealt.seed_commitment, found)
+    where = _location(result.stream_id, 2)
+    given = dealt.shuffle_algorithm == shuffle.CERTIFICATION_DECK
+    if dealt.shuffle_algorithm not in (shuffle.ALGORITHM, shuffle.CERTIFICATION_DECK):
+        result.fail("seed-commitment", where, "a published shuffle", dealt.shuffle_algorithm)
         result.checks["deck"] = "pending"
         return None
-    if dealt.deck is None:
-        return revealed_deck(state)
-    # A v1 deal recorded its deck: it must be the one the revealed seed derives.
-    rules = state.rules
-    assert rules is not None
-    assert ending.server_seed is not None
-    deck = shuffle.derive_deck(bytes.fromhex(ending.server_seed), dealt.client_seed, rules.decks)
-    if deck != dealt.deck:
+    if given and not placed.certification:
+        result.fail("seed-commitment", where, "a shuffled deal (real money)", "a given deck")
+        result.checks["deck"] = "pending"
+        return None
+    if dealt.seed_commitment is None:
+        if given and dealt.piles is None and dealt.deck is not None:
+            # A v1 deal of a given deck: recorded in clear, it committed to nothing.
+            result.checks["seed-commitment"] = result.checks["deck"] = "not-applicable"
+            return dealt.deck
+        result.fail("seed-commitment", where, "a commitment", "none")
+        result.checks["deck"] = "pending"
+        return None
+    if not isinstance(ending, Collected | Voided):
+        result.checks["seed-commitment"] = result.checks["deck"] = "pending"
+        return None
+    seed = ending.server_seed
+    if given:
+        ok = (
+            ending.deck is not None
+            and seed is not None
+            and shuffle.deck_matches(ending.deck, seed, dealt.seed_commitment)
+        )
+    else:
+        ok = seed is not None and shuffle.seed_matches(seed, dealt.seed_commitment)
+    if not ok:
+        found = f"deck {ending.deck}, salt {seed}" if given else seed
+        result.fail(
+            "seed-commitment",
+            _location(result.stream_id, len(events)),
+            dealt.seed_commitment,
+            found,
+        )
+        result.checks["deck"] = "pending"
+        return None
+    assert seed is not None
+    if given:
+        return ending.deck
+    deck = shuffle.derive_deck(bytes.fromhex(seed), dealt.client_seed, rules.decks)
+    if dealt.deck is not None and deck != dealt.deck:
+        # A v1 deal recorded its deck: it must be the one the revealed seed derives.
         first = next(
             (i for i, (a, b) in enumerate(zip(deck, dealt.deck, strict=False)) if a != b),
             min(len(deck), len(dealt.deck)),
         )
         result.fail(
             "deck",
-            _location(result.stream_id, 2),
+            where,
             f"position {first}: {deck[first] if first < len(deck) else 'no card'}",
             dealt.deck[first] if first < len(dealt.deck) else "no card",
         )

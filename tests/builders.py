@@ -3,12 +3,17 @@ started on a chosen deck. Pure helpers; no database."""
 
 from __future__ import annotations
 
+import json
+import uuid
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
+from events import chain, codec
 from events.catalog import GameEvent
+from events.records import RecordedEvent
 from service import game as g
-from service import shuffle
+from service import ledger, shuffle
 from service.game import Game, GameInfo
 from service.games import VEGAS_DRAW1, game_named
 from service.games.klondike import COLUMNS
@@ -16,6 +21,7 @@ from service.paytable import Paytable, default_paytables
 from service.rules.cards import CANONICAL_DECK, Card
 from service.rules.game import GameRules
 from service.rules.table import Pile, Table, table
+from service.verification import PostingRow
 
 GBP: Paytable = default_paytables()["GBP"]
 SEED = bytes(range(32))  # the worked example's seed in service/SHUFFLE.md
@@ -78,7 +84,7 @@ def start(
         commitment = shuffle.commitment(seed)
     else:
         cards, algorithm = tuple(deck), shuffle.CERTIFICATION_DECK
-        commitment = shuffle.deck_commitment(cards)
+        commitment = shuffle.deck_commitment(cards, seed)  # the seed salts a given deck
     command = g.StartGame(
         game_id="game-1",
         player_id="player-1",
@@ -88,6 +94,7 @@ def start(
         deck=cards,
         shuffle_algorithm=algorithm,
         seed_commitment=commitment,
+        certification=deck is not None,  # only a certification game is given its deck
     )
     events = g.decide(g.INITIAL, command)
     game = g.fold(events)
@@ -163,3 +170,57 @@ def turnable_deck() -> list[str]:
     columns[1][-1], spare = "AS", columns[1][-1]
     rest.insert(0, spare)
     return list(deck_for(columns, rest))
+
+
+def recorded(game_id: str, events: Sequence[GameEvent]) -> list[RecordedEvent]:
+    """The records a store would hold for ``events``: chained hashes, current shapes."""
+    records: list[RecordedEvent] = []
+    prev = chain.GENESIS
+    at = datetime(2030, 1, 1, tzinfo=UTC)
+    for version, event in enumerate(events, start=1):
+        type_name, schema_version, data = codec.encode(event)
+        record = RecordedEvent(
+            position=version,
+            stream_id=f"game-{game_id}",
+            version=version,
+            event_id=uuid.UUID(int=version),
+            type=type_name,
+            schema_version=schema_version,
+            data=json.loads(json.dumps(data)),
+            metadata={"role": "player", "actor": "player-1"},
+            recorded_at=at + timedelta(seconds=version),
+            prev_hash=prev,
+            hash="",
+        )
+        record = replace(record, hash=chain.hash_of(record))
+        records.append(record)
+        prev = record.hash
+    return records
+
+
+def postings_for(game_id: str, events: Sequence[GameEvent]) -> list[PostingRow]:
+    """The ledger postings the money events of a stream cause, balances chained."""
+    rows: list[PostingRow] = []
+    balances: dict[str, int] = {}
+    for version, event in enumerate(events, start=1):
+        entry = ledger.entry_for(event, f"game-{game_id}", version, "player-1", game_id)
+        if entry is None:
+            continue
+        for account, amount in entry.postings:
+            before = balances.get(account.account_id, 10**6)
+            balances[account.account_id] = before + amount
+            rows.append(
+                PostingRow(
+                    posting_id=len(rows) + 1,
+                    client_transaction_id=entry.client_transaction_id,
+                    kind=entry.kind,
+                    transaction_amount=entry.amount,
+                    cause_stream=entry.cause_stream,
+                    cause_version=entry.cause_version,
+                    account_id=account.account_id,
+                    amount=amount,
+                    balance_before=before,
+                    balance_after=before + amount,
+                )
+            )
+    return rows

@@ -318,7 +318,7 @@ class NewGameSchema(Strict):
 
 #: Every pile any game has (the stock is drawn from, never moved from by name).
 PILE_IDS = tuple(sorted({p for game in GAMES.values() for p in game.layout.ids}))
-PILE_FROM = validate.OneOf(tuple(p for p in PILE_IDS if p != "stock"))
+PILE_FROM = validate.OneOf(PILE_IDS)
 PILE_TO = validate.OneOf((*PILE_IDS, "foundation"))
 PILE = validate.OneOf(PILE_IDS)
 #: POST /move keeps the piles it has always taken (Vegas Klondike's), so a request it refused
@@ -609,8 +609,9 @@ class VerificationSchema(Schema):
         required=True,
         metadata={
             "description": "hash-chain, seed-commitment, deck, rules, payout, ledger: pass, "
-            "fail, pending (seed or deck not yet revealed) or not-applicable (a deal recorded "
-            "in clear before sealing)"
+            "fail, pending (not decidable yet: the seed or deck is not revealed, or the record "
+            "stops being readable before it) or not-applicable (a deal recorded in clear "
+            "before sealing)"
         },
     )
     findings = fields.List(fields.Nested(FindingSchema), required=True)

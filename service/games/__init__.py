@@ -5,15 +5,41 @@ from __future__ import annotations
 
 from service import errors
 from service.errors import RuleViolation
+from service.games.forty_thieves import FORTY_THIEVES
 from service.games.golf import GOLF
 from service.games.klondike import KLONDIKE, VEGAS_DRAW1, VEGAS_DRAW3
 from service.games.pyramid import PYRAMID
+from service.games.scorpion import SCORPION, SUPER_SCORPION
+from service.games.upside_down_pyramid import UPSIDE_DOWN_PYRAMID
 from service.rules.game import GameRules
 
-__all__ = ["GAMES", "GOLF", "KLONDIKE", "PYRAMID", "VEGAS_DRAW1", "VEGAS_DRAW3", "game_named"]
+__all__ = [
+    "FORTY_THIEVES",
+    "GAMES",
+    "GOLF",
+    "KLONDIKE",
+    "PYRAMID",
+    "SCORPION",
+    "SUPER_SCORPION",
+    "UPSIDE_DOWN_PYRAMID",
+    "VEGAS_DRAW1",
+    "VEGAS_DRAW3",
+    "game_named",
+]
 
 GAMES: dict[str, GameRules] = {
-    game.id: game for game in (VEGAS_DRAW1, VEGAS_DRAW3, KLONDIKE, GOLF, PYRAMID)
+    game.id: game
+    for game in (
+        VEGAS_DRAW1,
+        VEGAS_DRAW3,
+        KLONDIKE,
+        GOLF,
+        PYRAMID,
+        SCORPION,
+        SUPER_SCORPION,
+        FORTY_THIEVES,
+        UPSIDE_DOWN_PYRAMID,
+    )
 }
 
 

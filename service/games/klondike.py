@@ -22,7 +22,6 @@ from events.catalog import (
     CardMoved,
     CardTurned,
     GameEvent,
-    StockRecycled,
 )
 from service import errors
 from service.errors import RuleViolation
@@ -141,15 +140,13 @@ class Klondike(GameRules):
 
     def decide(self, table: Table, action: PlayAction, reveal: Reveal) -> list[GameEvent]:
         if isinstance(action, Draw):
-            if self._passes_remain(table) and table.piles[W].cards:
+            if stock.passes_remain(table) and table.piles[W].cards:
                 hint = "recycle the waste first"
             else:
                 hint = "no passes through the stock are left"
             return [stock.draw(table, self.draw_count, reveal, hint)]
         if isinstance(action, Recycle):
-            self._check_recycle(table)
-            passes = None if table.passes_left is None else table.passes_left - 1
-            return [StockRecycled(len(table.piles[W].cards), passes)]
+            return [stock.recycle(table)]
         if isinstance(action, MoveCards):
             move = self.resolve_move(table, action.source, action.target, action.count)
             return [CardMoved(move.source, move.target, move.cards)]
@@ -160,26 +157,6 @@ class Klondike(GameRules):
                 )
             return [CardTurned(action.pile, self._check_turn(table, action.pile, reveal))]
         raise RuleViolation(errors.ACTION_NOT_ALLOWED, f"{self.title} has no {action.NAME} action")
-
-    @staticmethod
-    def _passes_remain(table: Table) -> bool:
-        return table.passes_left is None or table.passes_left > 1
-
-    def _check_recycle(self, table: Table) -> None:
-        stock, waste = table.piles[S].cards, table.piles[W].cards
-        if stock:
-            raise RuleViolation(
-                errors.STOCK_NOT_EMPTY,
-                f"the stock still holds {len(stock)} cards; recycle only when it is empty",
-            )
-        if not self._passes_remain(table):
-            raise RuleViolation(
-                errors.NO_PASSES_LEFT, "no passes through the stock are left; the waste stays put"
-            )
-        if not waste:
-            raise RuleViolation(
-                errors.WASTE_EMPTY, "the waste is empty; there is nothing to recycle"
-            )
 
     def _check_turn(self, table: Table, pile: str, reveal: Reveal) -> Card:
         """The face-down card an explicit turn of a column reveals."""
@@ -373,9 +350,7 @@ class Klondike(GameRules):
         return actions
 
     def can_recycle(self, table: Table) -> bool:
-        return (
-            not table.piles[S].cards and bool(table.piles[W].cards) and self._passes_remain(table)
-        )
+        return stock.can_recycle(table)
 
     # --- undo, automatic play, units ----------------------------------------------------------
 

@@ -130,6 +130,51 @@ def piles_named(event: GameEvent) -> set[str]:
     return set()
 
 
+def misfit(table: Table, event: GameEvent) -> str | None:
+    """Why a recorded play event cannot have happened on this table (None when it fits): the
+    cards it names are not where it says. The decider never writes such an event; an auditor
+    reading an edited record is told instead of folding nonsense."""
+    layout = table.layout
+    if piles_named(event) - set(layout.ids):
+        return f"piles {sorted(piles_named(event) - set(layout.ids))} are not this game's"
+    if isinstance(event, CardMoved):
+        # The cards are listed as they land: a run goes as it lay, or (to a foundation, one by
+        # one) lowest first, the reverse of how it lay.
+        n, up = len(event.cards), table.pile(event.source).up
+        taken = up[len(up) - n :] if n <= len(up) else None
+        if taken is None or event.cards not in (taken, taken[::-1]):
+            return f"{' '.join(event.cards)} are not the face-up top of {event.source}"
+    elif isinstance(event, CardDrawn):
+        slots = table.pile(event.source).cards[::-1][: len(event.cards)]
+        if len(slots) != len(event.cards) or any(
+            isinstance(s, str) and s != c for s, c in zip(slots, event.cards, strict=True)
+        ):
+            return f"{event.source} does not hold {' '.join(event.cards)} on top"
+    elif isinstance(event, CardTurned):
+        pile = table.pile(event.pile)
+        slot = pile.cards[-1] if pile.cards else None
+        if (
+            pile.down != len(pile.cards)
+            or slot is None
+            or (isinstance(slot, str) and slot != event.card)
+        ):
+            return f"the top card of {event.pile} is not a face-down {event.card}"
+    elif isinstance(event, StockRecycled):
+        if len(layout.of_kind(WASTE_KIND)) != 1 or len(layout.of_kind(STOCK_KIND)) != 1:
+            return "this game has no stock and waste to recycle"
+    elif isinstance(event, PairRemoved | AutoCompleted):
+        moves = (
+            [(c.source, event.target, c.card) for c in event.cards]
+            if isinstance(event, PairRemoved)
+            else [(m.source, m.target, m.card) for m in event.moves]
+        )
+        for source, target, card in moves:
+            if table.pile(source).top != card:
+                return f"{card} is not the face-up top of {source}"
+            table = _move(table, source, target, (card,))
+    return None
+
+
 def reveals(table: Table, event: GameEvent) -> list[tuple[int, Card]]:
     """The sealed cards ``event`` shows, as (sealed number, card): an auditor checks each one
     against the revealed deck, and an unfinished game is re-decided with what it showed."""

@@ -48,7 +48,9 @@ class GameRules(ABC):
     decks: int = 1
     #: Units a full win reaches, and the multiple of the stake it pays.
     max_units: int
-    multiplier: str  # M, a decimal of at most two places ("5", "1.3")
+    #: M, a decimal of at most two places ("5", "1.3"). It is part of the rules: a new M is a
+    #: new rules_version, so games dealt under the old one still verify.
+    multiplier: str
     layout: Layout
     #: The rules in a few sentences, for GET /v1/variants.
     summary: tuple[str, ...]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,3 +60,11 @@ def assert_problem(
     if rule is not None:
         assert body["rule"] == rule
     return body
+
+
+def assert_salted_commitment(view: dict[str, Any], deck: Sequence[str]) -> None:
+    """A game dealt from a given deck commits to it salted (64 hex digits), never to the bare
+    deck, whose few unseen cards a player could otherwise search for near the end."""
+    commitment = view["seed_commitment"]
+    assert re.fullmatch(r"[0-9a-f]{64}", commitment)
+    assert commitment != hashlib.sha256(" ".join(deck).encode("ascii")).hexdigest()

@@ -243,7 +243,6 @@ INVALID: dict[str, tuple[Any, str]] = {
         {"action": "move", "from": "tableau:1", "to": "foundation", "count": None},
         "count",
     ),
-    "move from the stock": ({"action": "move", "from": "stock", "to": "waste"}, "from"),
     "unknown field": ({"action": "draw", "cards": 3}, "cards"),
     "array": (["draw"], "_schema"),
 }
@@ -254,6 +253,13 @@ def test_a_body_that_is_no_action_is_a_validation_error(http: Http, body: Any, f
     table = _table(http, "pyramid", pyramid_winning_deck())
     problem = table.invalid(body)
     assert list(problem["errors"]) == [field]
+
+
+def test_a_move_from_the_stock_is_a_rule_for_the_game_to_refuse(http: Http) -> None:
+    # Some games play the stock's face-up top card (Forty Thieves); Vegas Klondike draws it.
+    table = _table(http, "vegas-draw3", turnable_deck())
+    table.refuse("invalid-source", action="move", **{"from": "stock", "to": "tableau:0"})
+    table.refuse("invalid-source", action="move", **{"from": "stock", "to": "foundation"})
 
 
 def test_an_actions_body_that_is_not_json_is_refused_and_changes_nothing(http: Http) -> None:

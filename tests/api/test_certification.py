@@ -25,7 +25,7 @@ from service.games import VEGAS_DRAW1
 from service.rules.cards import CANONICAL_DECK
 from service.rules.table import Table
 from service.wiring import Container, build
-from tests.api.client import Http, assert_problem
+from tests.api.client import Http, assert_problem, assert_salted_commitment
 from tests.api.factories import Wallet, WalletFactory
 
 #: The worked example of service/SHUFFLE.md: seed bytes 00..1f and its published commitment.
@@ -143,16 +143,15 @@ def test_an_operator_deals_a_given_deck_card_for_card(http: Http) -> None:
     assert dealt.status_code == 201, dealt.get_json()
     view = dealt.get_json()
     assert view["certification"] is True
-    # A given deck has no seed: the game commits to the deck itself and keeps it sealed.
-    assert view["seed_commitment"] == shuffle.deck_commitment(deck)
+    # A given deck is salted with a fresh seed: the game commits to both and keeps them sealed.
+    assert_salted_commitment(view, deck)
     assert view["revealed_deck"] is None
     assert _face_up(view) == _dealt_face_up(VEGAS_DRAW1.deal(deck))
     _full_view_is_sealed(http, wallet, view["id"])
     # Collecting reveals the deck, which matches the commitment made at the deal.
     collected = _collect(http, wallet, view["id"])
     assert collected["revealed_deck"] == deck
-    assert collected["server_seed"] is None
-    assert shuffle.deck_matches(deck, view["seed_commitment"])
+    assert shuffle.deck_matches(deck, collected["server_seed"], view["seed_commitment"])
     full = _full_view(http, view["id"])
     assert full["deck"] == deck
     assert full["shuffle_algorithm"] == shuffle.CERTIFICATION_DECK

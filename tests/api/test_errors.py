@@ -323,7 +323,7 @@ BAD: dict[str, Bad] = {
     "turn: column and pile": Bad(
         "player", "POST", TURN, {"column": 1, "pile": "tableau:1"}, field="column"
     ),
-    "turn: pile no game has": Bad("player", "POST", TURN, {"pile": "tableau:9"}, field="pile"),
+    "turn: pile no game has": Bad("player", "POST", TURN, {"pile": "tableau:99"}, field="pile"),
     "preferences: card_back 13": Bad(
         "player", "PUT", PREFS, prefs(card_back=13), field="card_back"
     ),

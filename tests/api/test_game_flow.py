@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service import shuffle
-from tests.api.client import Http
+from tests.api.client import Http, assert_salted_commitment
 from tests.api.factories import GameFactory, WalletFactory
 from tests.builders import easy_deck
 
@@ -28,7 +27,7 @@ def test_a_whole_certification_game_from_deal_to_collect(http: Http) -> None:
     assert (view["stake"], view["win_rate"], view["winnings"]) == (1_040, 100, 0)
     assert view["stock_count"] == 24
     # A given deck has no seed: the game commits to the deck, which stays sealed until the end.
-    assert view["seed_commitment"] == shuffle.deck_commitment(easy_deck())
+    assert_salted_commitment(view, easy_deck())
     assert view["revealed_deck"] is None
     assert [c["face_down"] for c in view["tableau"]] == [0, 1, 2, 3, 4, 5, 6]
     # The fields every game's view has: what it is, what it pays for, and every pile.

@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-from service import shuffle
 from service.games import GAMES
-from tests.api.client import Http
+from tests.api.client import Http, assert_salted_commitment
 from tests.api.factories import Player, WalletFactory
 from tests.api.play import (
     PYRAMID_REMOVALS,
@@ -166,7 +165,7 @@ def test_three_golf_games_for_real_money(session: Session) -> None:
     # 1. A deck cleared completely: 35 cards, a full win of M x the stake.
     deck = golf_winning_deck()
     first, view = session.deal("golf", 520, deck=deck)
-    assert view["seed_commitment"] == shuffle.deck_commitment(deck)
+    assert_salted_commitment(view, deck)
     session.play(first, action="draw")
     clearing = golf_clearing()
     session.play(first, **clearing[0])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,14 @@ DEALS = {
     "golf": Deal(face_down=16, first_shown=36, per_draw=1, draws=3),
     # Pyramid's stock top lies face up at the deal; each draw turns the next one up.
     "pyramid": Deal(face_down=23, first_shown=29, per_draw=1, draws=3),
+    # Scorpion's reserve is dealt once, one card onto each of columns 0-2.
+    "scorpion": Deal(face_down=12 + 3, first_shown=49, per_draw=3, draws=1),
+    # Super Scorpion's hand deals one card onto each of the ten columns.
+    "super-scorpion": Deal(face_down=15 + 24, first_shown=80, per_draw=10, draws=2),
+    # Forty Thieves' stock top lies face up at the deal; each draw turns the next one up.
+    "forty-thieves": Deal(face_down=63, first_shown=41, per_draw=1, draws=3),
+    # Upside-Down Pyramid: every column card face up; its 49-card stock is drawn three at a time.
+    "upside-down-pyramid": Deal(face_down=49, first_shown=55, per_draw=3, draws=2),
 }
 
 
@@ -65,11 +74,18 @@ class InPlay:
     variant: str
     game_id: str
     deck: tuple[str, ...]
-    sealed: set[str]  # what nobody has seen yet
+    hidden: Counter[str]  # the cards nobody has seen yet (two decks: a code may lie twice)
+    decks: int
 
     @property
     def token(self) -> str:
         return self.player.token
+
+    @property
+    def sealed(self) -> set[str]:
+        """The codes no copy of which has been seen: none of them may show anywhere (two decks:
+        a code whose twin lies face up may show, for that twin)."""
+        return {card for card, n in self.hidden.items() if n == self.decks}
 
     def get(self, path: str, token: str) -> Any:
         response = self.http.get(path, token)
@@ -89,9 +105,10 @@ def _deal(http: Http, variant: str, source: str) -> tuple[InPlay, dict[str, Any]
     body = {"variant": variant, "stake": 520, "player_id": player.id, **given}
     dealt = http.post("/v1/games", http.operator_key, json=body)
     assert dealt.status_code == 201, dealt.get_json()
-    hidden = hidden_cards(rules, deck)
-    assert len(set(hidden)) == len(hidden) == DEALS[variant].face_down
-    game = InPlay(http, player, variant, dealt.get_json()["id"], deck, set(hidden))
+    hidden = Counter(hidden_cards(rules, deck))
+    assert hidden.total() == DEALS[variant].face_down
+    assert max(hidden.values()) <= rules.decks
+    game = InPlay(http, player, variant, dealt.get_json()["id"], deck, hidden, rules.decks)
     return game, dealt.get_json()
 
 
@@ -105,7 +122,7 @@ def _check_views(game: InPlay) -> dict[str, Any]:
         assert "face_down_cards" not in pile
         if pile["kind"] != "waste":  # the waste shows its fan only
             assert len(pile["cards"]) == pile["count"] - pile["face_down"], pile
-    assert sum(p["face_down"] for p in mine["piles"]) == len(game.sealed)
+    assert sum(p["face_down"] for p in mine["piles"]) == game.hidden.total()
     seen = {c for p in mine["piles"] for c in p["cards"]}
     assert seen <= set(game.deck) - game.sealed
 
@@ -231,15 +248,16 @@ def test_no_unseen_card_shows_anywhere_until_the_game_ends(
     deal = DEALS[variant]
     for n in range(deal.draws):
         start = deal.first_shown + n * deal.per_draw
-        shown = set(game.deck[start : start + deal.per_draw])
-        assert shown <= game.sealed
+        shown = Counter(game.deck[start : start + deal.per_draw])
+        assert shown <= game.hidden
+        before = game.get(f"/v1/games/{game.game_id}", game.token)["version"]
         answer = played(http, game.token, game.game_id, {"action": "draw"})
-        game.sealed -= shown
+        game.hidden -= shown
         assert_none_of(game.sealed, answer, "a draw's answer")
-        assert shown <= cards_in(
-            game.get(f"/v1/games/{game.game_id}/events", http.auditor_key)["events"][-1]
-        )
-    assert len(game.sealed) == deal.face_down - deal.draws * deal.per_draw
+        events = game.get(f"/v1/games/{game.game_id}/events", http.auditor_key)["events"]
+        # The draw's events (Scorpion's deal: one per column) show every card drawn.
+        assert set(shown) <= cards_in([e for e in events if e["version"] > before])
+    assert game.hidden.total() == deal.face_down - deal.draws * deal.per_draw
     view = _check_views(game)
     _check_records(game, admin_conn)
     _check_refusals(game, view)
@@ -272,7 +290,7 @@ def test_no_unseen_card_shows_anywhere_until_the_game_ends(
     full = game.get(f"/v1/games/{game.game_id}?view=full", http.auditor_key)
     assert full["deck"] == list(game.deck)
     named = [c for p in full["piles"] for c in p.get("face_down_cards", [])]
-    assert sorted(named) == sorted(game.sealed)
+    assert sorted(named) == sorted(game.hidden.elements())
     assert [len(p.get("face_down_cards", [])) for p in full["piles"]] == [
         p["face_down"] for p in full["piles"]
     ]

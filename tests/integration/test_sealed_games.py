@@ -166,17 +166,20 @@ def test_a_given_deck_is_kept_encrypted_and_revealed_by_the_ending(
     loaded = world.game(player, deck=deck)
     game_id = uuid.UUID(loaded.state.game_id)
     assert loaded.state.certification
-    assert loaded.state.seed_commitment == shuffle.deck_commitment(deck)
+    commitment = loaded.state.seed_commitment
+    assert commitment is not None
     assert loaded.state.revealed_deck is None
 
     dealt = world.c.games.records(game_id)[1].decode()
     assert isinstance(dealt, Dealt)
     assert (dealt.shuffle_algorithm, dealt.deck) == (shuffle.CERTIFICATION_DECK, None)
     kind, ciphertext = _secret(admin_conn, game_id)
-    plain = " ".join(deck).encode("ascii")
+    plain = world.c.vault.decrypt(ciphertext)
+    salt, text = plain[: shuffle.SEED_BYTES], plain[shuffle.SEED_BYTES :]
     assert kind == "deck"
-    assert plain not in ciphertext
-    assert world.c.vault.decrypt(ciphertext) == plain
+    assert text == " ".join(deck).encode("ascii")
+    assert text not in ciphertext
+    assert commitment == shuffle.deck_commitment(deck, salt)
 
     loaded = _draw(world, loaded, 2)
     shown, hidden = _shown_and_hidden("vegas-draw1", deck, 2)
@@ -192,7 +195,7 @@ def test_a_given_deck_is_kept_encrypted_and_revealed_by_the_ending(
     last = world.c.games.records(game_id)[-1].decode()
     assert isinstance(last, Collected if ending == "collect" else Voided)
     assert last.deck == deck
-    assert last.server_seed is None
+    assert last.server_seed == salt.hex()
     assert done.state.revealed_deck == deck
     assert full_view(done.state)["deck"] == list(deck)
     verified = _verify(world.c, game_id)
@@ -211,7 +214,10 @@ def test_a_service_with_nothing_cached_draws_from_the_decrypted_secret(
     kind, ciphertext = _secret_of(container, game_id)
     plain = container.vault.decrypt(ciphertext)
     assert kind == ("deck" if given else "seed")
-    deck = tuple(plain.decode("ascii").split()) if given else shuffle.derive_deck(plain)
+    if given:
+        deck = tuple(plain[shuffle.SEED_BYTES :].decode("ascii").split())
+    else:
+        deck = shuffle.derive_deck(plain)
     cold = Games(
         container.unit_of_work,
         dict(container.settings.paytables),

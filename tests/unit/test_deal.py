@@ -11,7 +11,7 @@ from service import shuffle
 from service.games import VEGAS_DRAW1, VEGAS_DRAW3
 from service.rules.cards import CANONICAL_DECK, Card
 from service.rules.table import Pile, Table
-from tests.builders import easy_deck, play, sealed_of, start, stock_order
+from tests.builders import SEED, easy_deck, play, sealed_of, start, stock_order
 
 D = CANONICAL_DECK  # AS 2S ... KS AH ... KC; D[i] is the i-th card dealt
 TABLEAU = tuple(f"tableau:{c}" for c in range(7))
@@ -84,7 +84,7 @@ def test_start_game_deals_and_records_stake_and_commitment_not_deck() -> None:
     assert placed.rules_version == "vegas-klondike/1"
     assert dealt.deck is None  # the deal is sealed: the deck is never recorded
     assert dealt.shuffle_algorithm == shuffle.CERTIFICATION_DECK
-    assert dealt.seed_commitment == shuffle.deck_commitment(easy_deck())
+    assert dealt.seed_commitment == shuffle.deck_commitment(easy_deck(), SEED)
     assert game.status == "in_progress"
     assert game.version == 2
     assert (game.win_rate, game.units, game.winnings) == (100, 0, 0)

@@ -111,7 +111,7 @@ EXAMPLES: list[GameEvent] = [
     ),
     Dealt(
         shuffle_algorithm=shuffle.CERTIFICATION_DECK,
-        seed_commitment=shuffle.deck_commitment(EASY),
+        seed_commitment=shuffle.deck_commitment(EASY, SEED),
         piles=(DealtPile("stock", 23, ("QH",)), DealtPile("pyramid:0", 0, ("7S",))),
     ),
     # What a v1 deal becomes on read: the deck it recorded in clear, and no pile record.
@@ -534,9 +534,17 @@ def test_multipliers_of_up_to_two_places_are_accepted(multiplier: str) -> None:
 @pytest.mark.parametrize("decks", [1, 2])
 def test_decks_of_52_and_104_cards_are_accepted(decks: int) -> None:
     deck = list(canonical_deck(decks))
-    for event in (DEALT, COLLECTED, VOIDED):
+    decoded = decode(*_bad(DEALT, deck=deck, piles=None))  # a deal from before sealing
+    assert getattr(decoded, "deck", None) == tuple(deck)
+    for event in (COLLECTED, VOIDED):
         decoded = decode(*_bad(event, deck=deck))
         assert getattr(decoded, "deck", None) == tuple(deck)
+
+
+def test_a_deal_records_its_piles_or_its_deck_and_a_sealed_deal_commits() -> None:
+    for change in ({"deck": list(canonical_deck(1))}, {"piles": None}, {"seed_commitment": None}):
+        with pytest.raises(InvalidEvent):
+            decode(*_bad(DEALT, **change))
 
 
 @pytest.mark.parametrize("event", EXAMPLES, ids=lambda e: type(e).__name__)
@@ -995,11 +1003,11 @@ def test_a_given_deck_game_reveals_its_deck_in_a_storable_collected() -> None:
     with pytest.raises(RuleViolation) as exc:
         g.decide(game, g.Collect(server_seed=SEED_HEX))
     assert exc.value.code == errors.SEED_REQUIRED
-    (collected,) = g.decide(game, g.Collect(deck=EASY))
-    assert collected == Collected("player", 0, "GBP", 0, None, EASY)
+    (collected,) = g.decide(game, g.Collect(server_seed=SEED.hex(), deck=EASY))
+    assert collected == Collected("player", 0, "GBP", 0, SEED.hex(), EASY)
     assert decode_game(*_stored(collected)) == collected
-    (voided,) = g.decide(game, g.Void("fault", deck=EASY))
-    assert voided == Voided("fault", 520, "GBP", None, EASY)
+    (voided,) = g.decide(game, g.Void("fault", server_seed=SEED.hex(), deck=EASY))
+    assert voided == Voided("fault", 520, "GBP", SEED.hex(), EASY)
     assert decode_game(*_stored(voided)) == voided
 
 

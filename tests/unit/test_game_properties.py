@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import itertools
 import json
-import uuid
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
-from datetime import UTC, datetime, timedelta
 from typing import ClassVar
 
 import pytest
@@ -31,7 +28,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from events import chain, codec
+from events import codec
 from events.catalog import (
     CardMoved,
     Collected,
@@ -43,20 +40,20 @@ from events.catalog import (
     Undone,
     Voided,
 )
-from events.records import RecordedEvent
-from service import errors, ledger, shuffle
+from service import errors, shuffle
 from service import game as g
 from service.errors import RuleViolation
-from service.games import GAMES, golf, pyramid
+from service.games import GAMES, forty_thieves, golf, pyramid, upside_down_pyramid
+from service.games.scorpion import Scorpion
 from service.paytable import default_paytables, winnings
 from service.rules import fold as table_fold
 from service.rules.building import alternate_colour_down, same_suit_up
 from service.rules.cards import Card, canonical_deck
 from service.rules.game import GameRules
 from service.rules.table import Table, dealt_piles, seal, unseal
-from service.verification import CHECKS, PostingRow, verify_game
+from service.verification import CHECKS, verify_game
 from service.views import player_view
-from tests.builders import GBP
+from tests.builders import GBP, postings_for, recorded
 
 STAKE = 520
 SIMPLE: tuple[g.PlayAction, ...] = (g.Draw(), g.Recycle(), g.Undo())
@@ -77,60 +74,6 @@ def _table(game: g.Game) -> Table:
 
 def _same_removal(a: Sequence[str], b: Sequence[str]) -> bool:
     return len(set(a)) == len(a) and set(a) == set(b) and len(a) == len(b)
-
-
-def _records(game_id: str, events: Sequence[GameEvent]) -> list[RecordedEvent]:
-    """The records a store would hold for ``events``: chained hashes, current shapes."""
-    records: list[RecordedEvent] = []
-    prev = chain.GENESIS
-    at = datetime(2030, 1, 1, tzinfo=UTC)
-    for version, event in enumerate(events, start=1):
-        type_name, schema_version, data = codec.encode(event)
-        record = RecordedEvent(
-            position=version,
-            stream_id=f"game-{game_id}",
-            version=version,
-            event_id=uuid.UUID(int=version),
-            type=type_name,
-            schema_version=schema_version,
-            data=json.loads(json.dumps(data)),
-            metadata={"role": "player", "actor": "player-1"},
-            recorded_at=at + timedelta(seconds=version),
-            prev_hash=prev,
-            hash="",
-        )
-        record = replace(record, hash=chain.hash_of(record))
-        records.append(record)
-        prev = record.hash
-    return records
-
-
-def _postings(game_id: str, events: Sequence[GameEvent]) -> list[PostingRow]:
-    """The ledger postings the money events of a stream cause, balances chained."""
-    rows: list[PostingRow] = []
-    balances: dict[str, int] = {}
-    for version, event in enumerate(events, start=1):
-        entry = ledger.entry_for(event, f"game-{game_id}", version, "player-1", game_id)
-        if entry is None:
-            continue
-        for account, amount in entry.postings:
-            before = balances.get(account.account_id, 10**6)
-            balances[account.account_id] = before + amount
-            rows.append(
-                PostingRow(
-                    posting_id=len(rows) + 1,
-                    client_transaction_id=entry.client_transaction_id,
-                    kind=entry.kind,
-                    transaction_amount=entry.amount,
-                    cause_stream=entry.cause_stream,
-                    cause_version=entry.cause_version,
-                    account_id=account.account_id,
-                    amount=amount,
-                    balance_before=before,
-                    balance_after=before + amount,
-                )
-            )
-    return rows
 
 
 class GameMachine(RuleBasedStateMachine):
@@ -353,8 +296,8 @@ class GameMachine(RuleBasedStateMachine):
         assert self.game.server_seed == self.seed.hex()
         assert g.legal_commands(self.game) == []
         # Once its seed is revealed, the whole game passes every audit check.
-        records = _records("game-1", self.events)
-        result = verify_game(records, _postings("game-1", self.events), PAYTABLES)
+        records = recorded("game-1", self.events)
+        result = verify_game(records, postings_for("game-1", self.events), PAYTABLES)
         assert result.findings == []
         assert result.checks == dict.fromkeys(CHECKS, "pass")
         assert result.state == self.game
@@ -479,9 +422,13 @@ class GameMachine(RuleBasedStateMachine):
         else:
             assert table.passes_left is not None
             assert 0 <= table.passes_left <= rules.passes
-        (waste,) = [table.piles[i] for i in table.layout.of_kind("waste")]
-        assert 0 <= table.fan <= min(len(waste.cards), rules.draw_count)
-        assert waste.down == 0
+        wastes = [table.piles[i] for i in table.layout.of_kind("waste")]
+        assert len(wastes) <= 1
+        for waste in wastes:
+            assert 0 <= table.fan <= min(len(waste.cards), rules.draw_count)
+            assert waste.down == 0
+        if not wastes:  # a game without a waste (Scorpion) keeps no fan
+            assert table.fan == 0
         if rules.family == "klondike":
             for i in table.layout.of_kind("foundation"):
                 pile = table.piles[i].cards
@@ -501,6 +448,38 @@ class GameMachine(RuleBasedStateMachine):
                 assert table.piles[i].down == 0
                 if not table.piles[i].cards:  # a card leaves only once nothing covers it
                     assert pyramid.covers(table, n) == [], n
+        if rules.family == "forty-thieves":
+            stock = table.pile(forty_thieves.STOCK)
+            assert stock.down == max(len(stock.cards) - 1, 0)  # its top card always face up
+            for i in forty_thieves.F:
+                pile = table.piles[i].cards
+                assert pile == table.piles[i].up
+                for n, card in enumerate(pile):  # each foundation: one suit, Ace up
+                    assert same_suit_up(str(card), str(pile[n - 1]) if n else None), pile
+            assert all(table.piles[i].down == 0 for i in forty_thieves.T)
+        if rules.family == "scorpion":
+            assert isinstance(rules, Scorpion)
+            (stock,) = [table.piles[i] for i in table.layout.of_kind("stock")]
+            assert stock.down == len(stock.cards)  # the stock is dealt out, never turned
+            # Dealt a whole row at a time (Super Scorpion's last row: what is left).
+            assert len(stock.cards) in {0, *range(rules.stock_cards, 0, -rules.draw_count)}
+            for c, i in enumerate(rules.t):
+                column = table.piles[i]
+                # Face-down cards are only the deal's, and never the top (auto-turn).
+                assert column.down <= (3 if c < rules.closed_columns else 0)
+                assert not column.cards or column.top is not None
+        if rules.family == "upside-down-pyramid":
+            stock = table.pile(upside_down_pyramid.STOCK)
+            assert stock.down == len(stock.cards)  # drawn three at a time, never turned
+            for i in upside_down_pyramid.F:
+                pile = table.piles[i].cards
+                assert pile == table.piles[i].up
+                for n, card in enumerate(pile):  # each foundation: one suit, Ace up
+                    assert same_suit_up(str(card), str(pile[n - 1]) if n else None), pile
+            for i in upside_down_pyramid.T:
+                assert table.piles[i].down == 0  # every column card lies face up
+                # What is left of the deal (at most 10 cards), then a run built down on it.
+                assert len(table.piles[i].cards) <= max(upside_down_pyramid.HEIGHTS) + 12
 
     def player_view_never_names_a_sealed_card(self) -> None:
         table = _table(self.game)

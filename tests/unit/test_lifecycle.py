@@ -278,8 +278,8 @@ def test_easy_deck_is_won_and_auto_completed_by_the_last_turn() -> None:
     assert game.status == "complete"
     assert game.winnings == 52 * game.win_rate == 2600
     assert _foundations(game) == tuple(tuple(r + s for r in RANKS) for s in "SHDC")
-    game, events = play(game, g.Collect(deck=EASY))
-    assert events == [Collected("player", 2600, "GBP", 52, None, EASY)]
+    game, events = play(game, g.Collect(server_seed=SEED.hex(), deck=EASY))
+    assert events == [Collected("player", 2600, "GBP", 52, SEED.hex(), EASY)]
 
 
 # --- collect ------------------------------------------------------------------------------------
@@ -328,10 +328,10 @@ def test_collect_of_a_given_deck_game_reveals_the_deck() -> None:
     game, _ = start(EASY)
     assert game.info is not None
     assert game.info.shuffle_algorithm == shuffle.CERTIFICATION_DECK
-    assert game.seed_commitment == shuffle.deck_commitment(EASY)
-    game, events = play(game, g.Collect(deck=EASY))
-    assert events == [Collected("player", 0, "GBP", 0, None, EASY)]
-    assert (game.status, game.revealed_deck, game.server_seed) == ("collected", EASY, None)
+    assert game.seed_commitment == shuffle.deck_commitment(EASY, SEED)
+    game, events = play(game, g.Collect(server_seed=SEED.hex(), deck=EASY))
+    assert events == [Collected("player", 0, "GBP", 0, SEED.hex(), EASY)]
+    assert (game.status, game.revealed_deck, game.server_seed) == ("collected", EASY, SEED.hex())
 
 
 def test_collect_of_a_given_deck_game_without_the_deck_is_refused_seed_required() -> None:
@@ -360,16 +360,16 @@ def test_collect_of_a_given_deck_game_with_a_wrong_deck_is_refused_seed_mismatch
     deck: tuple[Card, ...],
 ) -> None:
     game, _ = start(EASY)
-    assert _refused(game, g.Collect(deck=deck)) == errors.SEED_MISMATCH
+    assert _refused(game, g.Collect(server_seed=SEED.hex(), deck=deck)) == errors.SEED_MISMATCH
 
 
-def test_collect_of_a_given_deck_game_offered_a_seed_is_refused() -> None:
+def test_collect_of_a_given_deck_game_needs_both_the_deck_and_its_salt() -> None:
+    """A given deck's commitment is salted with the game's seed: both are revealed."""
     game, _ = start(EASY)
-    # A seed instead of the deck: the deck is still unrevealed.
     assert _refused(game, g.Collect(server_seed=SEED_HEX)) == errors.SEED_REQUIRED
-    # A seed besides the right deck is refused all the same (the engine says seed-required).
-    both = g.Collect(server_seed=SEED_HEX, deck=EASY)
-    assert _refused(game, both) in (errors.SEED_REQUIRED, errors.SEED_MISMATCH)
+    assert _refused(game, g.Collect(deck=EASY)) == errors.SEED_REQUIRED
+    wrong_salt = g.Collect(server_seed=bytes(32).hex(), deck=EASY)
+    assert _refused(game, wrong_salt) == errors.SEED_MISMATCH
     assert game.status == "in_progress"
 
 
@@ -396,7 +396,7 @@ def test_a_v1_given_deck_game_ends_revealing_nothing_and_refuses_a_seed_or_deck(
     game = _v1_given_deck_game()
     assert (game.status, game.seed_commitment) == ("in_progress", None)
     assert _refused(game, g.Collect(server_seed=SEED_HEX)) == errors.SEED_MISMATCH
-    assert _refused(game, g.Collect(deck=EASY)) == errors.SEED_MISMATCH
+    assert _refused(game, g.Collect(server_seed=SEED.hex(), deck=EASY)) == errors.SEED_MISMATCH
     assert _refused(game, g.Void(reason="x", server_seed=SEED_HEX)) == errors.SEED_MISMATCH
     _, events = play(game, g.Collect())
     assert events == [Collected("player", 0, "GBP", 0, None, None)]
@@ -424,8 +424,8 @@ def test_void_with_a_wrong_seed_is_refused_seed_mismatch() -> None:
 
 def test_void_of_a_given_deck_game_reveals_the_deck_and_refunds_the_stake() -> None:
     game, _ = start(EASY, stake=1040)
-    game, events = play(game, g.Void(reason="operator error", deck=EASY))
-    assert events == [Voided("operator error", 1040, "GBP", None, EASY)]
+    game, events = play(game, g.Void(reason="operator error", server_seed=SEED.hex(), deck=EASY))
+    assert events == [Voided("operator error", 1040, "GBP", SEED.hex(), EASY)]
     assert (game.status, game.refund, game.payout, game.revealed_deck) == (
         "voided",
         1040,
@@ -439,7 +439,10 @@ def test_void_of_a_given_deck_game_reveals_the_deck_and_refunds_the_stake() -> N
     [
         pytest.param({}, errors.SEED_REQUIRED, id="nothing"),
         pytest.param({"server_seed": SEED_HEX}, errors.SEED_REQUIRED, id="a-seed"),
-        pytest.param({"deck": EASY[::-1]}, errors.SEED_MISMATCH, id="a-wrong-deck"),
+        pytest.param({"deck": EASY}, errors.SEED_REQUIRED, id="no-salt"),
+        pytest.param(
+            {"server_seed": SEED_HEX, "deck": EASY[::-1]}, errors.SEED_MISMATCH, id="a-wrong-deck"
+        ),
     ],
 )
 def test_void_of_a_given_deck_game_needs_its_deck(reveal: dict[str, object], code: str) -> None:
@@ -487,7 +490,8 @@ def _start_command(**changes: object) -> g.StartGame:
         paytable=GBP,
         deck=easy_deck(),
         shuffle_algorithm=shuffle.CERTIFICATION_DECK,
-        seed_commitment=shuffle.deck_commitment(easy_deck()),
+        seed_commitment=shuffle.deck_commitment(easy_deck(), SEED),
+        certification=True,
     )
     return replace(command, **changes)  # type: ignore[arg-type]
 
@@ -499,7 +503,7 @@ def test_start_game_on_a_started_game_is_refused_game_already_started() -> None:
 
 def test_start_game_on_an_ended_game_is_refused_game_already_started() -> None:
     game, _ = start(EASY)
-    game, _ = play(game, g.Collect(deck=EASY))
+    game, _ = play(game, g.Collect(server_seed=SEED.hex(), deck=EASY))
     assert _refused(game, _start_command()) == errors.GAME_ALREADY_STARTED
 
 
@@ -539,3 +543,9 @@ def test_start_game_accepts_the_stake_limits(stake: int) -> None:
     assert game.win_rate * 52 == 5 * stake
     assert game.info is not None
     assert (game.info.multiplier, game.info.max_units) == (VEGAS_DRAW1.multiplier, 52) == ("5", 52)
+
+
+def test_only_a_certification_game_is_dealt_a_given_deck() -> None:
+    """A real-money game is always shuffled from a fresh seed the player cannot know."""
+    command = _start_command(certification=False)
+    assert _refused(g.INITIAL, command) == errors.INVALID_DECK

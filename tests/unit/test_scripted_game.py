@@ -276,7 +276,7 @@ def test_easy_deck_wins_all_52_cards_and_pays_five_times_the_stake() -> None:
     game, _ = start(deck, variant="vegas-draw1")
     assert game.info is not None
     assert game.info.shuffle_algorithm == shuffle.CERTIFICATION_DECK
-    assert game.seed_commitment == shuffle.deck_commitment(deck)
+    assert game.seed_commitment == shuffle.deck_commitment(deck, SEED)
     assert game.win_rate == 50
 
     for i in range(24):
@@ -317,21 +317,21 @@ def test_easy_deck_wins_all_52_cards_and_pays_five_times_the_stake() -> None:
     assert _refused(game, g.Draw()) == errors.GAME_COMPLETE
     assert _refused(game, g.Undo()) == errors.GAME_COMPLETE
 
-    # A game dealt from a given deck committed to that deck: collecting reveals the deck, and
-    # neither a seed, nothing, nor another deck will do.
+    # A game dealt from a given deck committed to that deck salted with its seed: collecting
+    # reveals both, and neither the seed alone, nothing, nor another deck will do.
     assert _refused(game, g.Collect(server_seed=SEED.hex())) == errors.SEED_REQUIRED
     assert _refused(game, g.Collect()) == errors.SEED_REQUIRED
-    assert _refused(game, g.Collect(deck=deck[::-1])) == errors.SEED_MISMATCH
-    game, events = play(game, g.Collect(deck=deck))
-    assert events == [
-        Collected(reason="player", winnings=2600, currency="GBP", units=52, deck=deck)
-    ]
+    assert (
+        _refused(game, g.Collect(server_seed=SEED.hex(), deck=deck[::-1])) == errors.SEED_MISMATCH
+    )
+    game, events = play(game, g.Collect(server_seed=SEED.hex(), deck=deck))
+    assert events == [Collected("player", 2600, "GBP", 52, server_seed=SEED.hex(), deck=deck)]
     collected = events[0]
     assert isinstance(collected, Collected)
     assert collected.winnings == 2600
-    assert collected.server_seed is None
+    assert collected.server_seed == SEED.hex()  # the salt of the deck's commitment
     assert game.status == "collected"
     assert game.payout == 2600
-    assert game.server_seed is None
+    assert game.server_seed == SEED.hex()
     assert game.revealed_deck == deck
-    assert _refused(game, g.Collect(deck=deck)) == errors.GAME_OVER
+    assert _refused(game, g.Collect(server_seed=SEED.hex(), deck=deck)) == errors.GAME_OVER

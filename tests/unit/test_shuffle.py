@@ -168,25 +168,31 @@ def test_two_deck_shuffle_is_the_same_fisher_yates_over_two_canonical_decks() ->
     assert tuple(deck) == shuffle.derive_deck(EXAMPLE_SEED, None, decks=2)
 
 
-def test_deck_commitment_is_sha256_of_the_space_separated_codes() -> None:
-    commitment = shuffle.deck_commitment(EXAMPLE_DECK)
-    assert commitment == hashlib.sha256(" ".join(EXAMPLE_DECK).encode("ascii")).hexdigest()
-    assert re.fullmatch(r"[0-9a-f]{64}", commitment)
-    assert shuffle.deck_commitment(tuple(EXAMPLE_DECK)) == commitment  # list or tuple alike
-    assert shuffle.deck_commitment(LUCKY_DECK) != commitment
+def test_deck_commitment_is_sha256_of_the_salt_then_the_space_separated_codes() -> None:
+    salt = bytes(range(32, 64))
+    commitment = shuffle.deck_commitment(EXAMPLE_DECK, salt)
+    text = " ".join(EXAMPLE_DECK).encode("ascii")
+    assert commitment == hashlib.sha256(salt + text).hexdigest()
+    assert commitment != hashlib.sha256(text).hexdigest()  # never the bare deck
+    assert shuffle.deck_commitment(tuple(EXAMPLE_DECK), salt) == commitment  # list or tuple
+    assert shuffle.deck_commitment(LUCKY_DECK, salt) != commitment
+    assert shuffle.deck_commitment(EXAMPLE_DECK, bytes(32)) != commitment  # the salt counts
+    with pytest.raises(ValueError, match="32 bytes"):
+        shuffle.deck_commitment(EXAMPLE_DECK, b"short")
 
 
 def test_deck_matches_its_commitment_only() -> None:
-    commitment = shuffle.deck_commitment(EXAMPLE_DECK)
-    assert shuffle.deck_matches(EXAMPLE_DECK, commitment)
-    assert shuffle.deck_matches(tuple(EXAMPLE_DECK), commitment)
-    assert not shuffle.deck_matches(LUCKY_DECK, commitment)
+    salt = bytes(range(32, 64))
+    commitment = shuffle.deck_commitment(EXAMPLE_DECK, salt)
+    assert shuffle.deck_matches(EXAMPLE_DECK, salt.hex(), commitment)
+    assert shuffle.deck_matches(tuple(EXAMPLE_DECK), salt.hex(), commitment)
+    assert not shuffle.deck_matches(LUCKY_DECK, salt.hex(), commitment)
     swapped = [EXAMPLE_DECK[1], EXAMPLE_DECK[0], *EXAMPLE_DECK[2:]]
-    assert not shuffle.deck_matches(swapped, commitment)  # order matters
-    assert not shuffle.deck_matches(EXAMPLE_DECK[:-1], commitment)
-    assert not shuffle.deck_matches(EXAMPLE_DECK, shuffle.commitment(EXAMPLE_SEED))
-    # A seed's commitment and a deck's are different things: the deck never matches the seed's.
-    assert not shuffle.seed_matches(EXAMPLE_SEED.hex(), commitment)
+    assert not shuffle.deck_matches(swapped, salt.hex(), commitment)  # order matters
+    assert not shuffle.deck_matches(EXAMPLE_DECK[:-1], salt.hex(), commitment)
+    assert not shuffle.deck_matches(EXAMPLE_DECK, bytes(32).hex(), commitment)
+    assert not shuffle.deck_matches(EXAMPLE_DECK, salt.hex().upper(), commitment)
+    assert not shuffle.deck_matches(EXAMPLE_DECK, salt.hex(), shuffle.commitment(EXAMPLE_SEED))
 
 
 def test_seed_matches_its_commitment_only() -> None:

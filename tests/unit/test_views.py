@@ -223,7 +223,7 @@ def test_full_view_after_collecting_a_deck_game_shows_the_revealed_deck() -> Non
     deck = easy_deck()
     game, _ = start(deck)
     assert full_view(game) == player_view(game)
-    game, _ = play(game, g.Collect(deck=deck))
+    game, _ = play(game, g.Collect(server_seed=SEED.hex(), deck=deck))
     view = full_view(game)
     assert view["revealed_deck"] == list(deck)
     assert view["deck"] == list(deck)
