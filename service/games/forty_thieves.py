@@ -38,7 +38,7 @@ from service.rules import stock
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle
 from service.rules.building import built_run_length, same_suit_down, same_suit_up
 from service.rules.cards import RANK_OF, Card
-from service.rules.game import GameRules, Reveal
+from service.rules.game import GameRules, Published, Reveal
 from service.rules.table import Layout, Pile, PileSpec, Table, numbered
 
 COLUMNS = 10
@@ -97,7 +97,15 @@ class FortyThieves(GameRules):
     rules_version = "forty-thieves/1"
     decks = 2
     max_units = 104
-    multiplier = "1.85"  # provisional (bot RTP ~0.931 on 2,000 deals); the RTP lab sets M
+    multiplier = "1.85"  # the RTP lab's (service/rtp/RTP.md)
+    published = Published(
+        rtp="0.9364",
+        low="0.9199",
+        high="0.9528",
+        games=4_000,
+        bot="forty-thieves-bot/1",
+        measured="flask --app service rtp simulate --game forty-thieves --games 4000",
+    )
     layout = LAYOUT
     actions = ("draw", "move", "undo")
     units_are = "cards on the foundations"

@@ -35,7 +35,7 @@ from service.errors import RuleViolation
 from service.rules.actions import Draw, MoveCards, PlayAction
 from service.rules.building import is_king, same_suit_down
 from service.rules.cards import ACE, RANK_OF, Card
-from service.rules.game import GameRules, Reveal
+from service.rules.game import GameRules, Published, Reveal
 from service.rules.table import Layout, Pile, PileSpec, Table, numbered
 
 STOCK = "stock"
@@ -83,6 +83,7 @@ class Scorpion(GameRules):
         closed_columns: int,
         multiplier: str,
         summary: tuple[str, ...],
+        published: Published | None = None,
     ) -> None:
         self.id = game_id
         self.title = title
@@ -92,6 +93,7 @@ class Scorpion(GameRules):
         #: Columns 0..closed_columns-1 deal their first three cards face down.
         self.closed_columns = closed_columns
         self.multiplier = multiplier
+        self.published = published
         self.summary = summary
         self.max_units = 52 * decks
         self.tableau_cards = columns * rows
@@ -256,7 +258,15 @@ SCORPION = Scorpion(
     columns=7,
     rows=7,
     closed_columns=4,
-    multiplier="4.75",  # provisional (2,000 bot deals): the lead sets M from the RTP lab
+    multiplier="4.9",  # the RTP lab's (service/rtp/RTP.md)
+    published=Published(
+        rtp="0.9320",
+        low="0.9069",
+        high="0.9571",
+        games=10_000,
+        bot="scorpion-bot/1",
+        measured="flask --app service rtp simulate --game scorpion --games 10000",
+    ),
     summary=(
         "7 columns of 7 cards; in columns 0-3 the first three are face down; the last 3 cards "
         "are the reserve.",
@@ -277,7 +287,15 @@ SUPER_SCORPION = Scorpion(
     columns=10,
     rows=8,
     closed_columns=5,
-    multiplier="1.06",  # provisional (2,000 bot deals): the lead sets M from the RTP lab
+    multiplier="1.06",  # the RTP lab's (service/rtp/RTP.md)
+    published=Published(
+        rtp="0.9300",
+        low="0.9229",
+        high="0.9371",
+        games=3_000,
+        bot="scorpion-bot/1",
+        measured="flask --app service rtp simulate --game super-scorpion --games 3000",
+    ),
     summary=(
         "Two decks: 10 columns of 8 cards; in columns 0-4 the first three are face down; the "
         "other 24 cards are the hand.",

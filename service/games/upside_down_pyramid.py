@@ -44,7 +44,7 @@ from service.rules import stock
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle
 from service.rules.building import alternate_colour_down, built_run_length, is_king, same_suit_up
 from service.rules.cards import RANK_OF, RED, Card
-from service.rules.game import GameRules, Reveal
+from service.rules.game import GameRules, Published, Reveal
 from service.rules.table import Layout, Pile, PileSpec, Table, numbered
 
 DECKS = 2
@@ -122,7 +122,15 @@ class UpsideDownPyramid(GameRules):
     rules_version = "upside-down-pyramid/1"
     decks = DECKS
     max_units = 52 * DECKS
-    multiplier = "2.56"  # provisional (2,000 bot deals: RTP 0.9288); the RTP lab sets M
+    multiplier = "2.56"  # the RTP lab's (service/rtp/RTP.md)
+    published = Published(
+        rtp="0.9347",
+        low="0.9169",
+        high="0.9525",
+        games=6_000,
+        bot="upside-down-pyramid-bot/1",
+        measured="flask --app service rtp simulate --game upside-down-pyramid --games 6000",
+    )
     layout = LAYOUT
     actions = ("draw", "recycle", "move", "undo")
     units_are = "cards on the foundations"

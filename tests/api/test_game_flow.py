@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service import shuffle
 from tests.api.client import Http, assert_salted_commitment
 from tests.api.factories import GameFactory, WalletFactory
 from tests.builders import easy_deck
@@ -77,7 +78,8 @@ def test_a_whole_certification_game_from_deal_to_collect(http: Http) -> None:
     assert done["payout"] == 5_200
     assert done["ended_at"] is not None
     assert done["revealed_deck"] == list(easy_deck())
-    assert done["server_seed"] is None
+    # ... with the salt of its commitment, so anyone can check the deck was the one committed.
+    assert shuffle.deck_matches(easy_deck(), done["server_seed"], done["seed_commitment"])
 
     wallet_now = http.get(f"/v1/players/{player.id}/wallet", player.token).get_json()
     assert wallet_now["balance"] == 2_000 - 1_040 + 5_200

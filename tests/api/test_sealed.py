@@ -274,8 +274,9 @@ def test_no_unseen_card_shows_anywhere_until_the_game_ends(
     done = played(http, game.token, game.game_id, {"action": "collect"})
     if source == "seed":
         assert (done["server_seed"], done["revealed_deck"]) == (SEED, None)
-    else:
-        assert (done["server_seed"], done["revealed_deck"]) == (None, list(game.deck))
+    else:  # the deck, and the salt of its commitment
+        assert done["revealed_deck"] == list(game.deck)
+        assert shuffle.deck_matches(game.deck, done["server_seed"], done["seed_commitment"])
     replay = game.get(f"/v1/games/{game.game_id}/replay", http.auditor_key)
     verification = replay["verification"]
     assert verification["verified"] is True, verification["findings"]
