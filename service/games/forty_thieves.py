@@ -39,7 +39,7 @@ from service.rules.actions import Draw, MoveCards, PlayAction, Recycle
 from service.rules.building import built_run_length, same_suit_down, same_suit_up
 from service.rules.cards import RANK_OF, Card
 from service.rules.game import GameRules, Published, Reveal
-from service.rules.table import Layout, Pile, PileSpec, Table, numbered
+from service.rules.table import Pile, Table, stock_and_columns
 
 COLUMNS = 10
 ROWS = 4
@@ -50,20 +50,9 @@ STOCK_CARDS = 104 - TABLEAU_CARDS  # 64
 STOCK = "stock"
 WASTE = "waste"
 ANY_FOUNDATION = "foundation"
-TABLEAU_PILES = tuple(f"tableau:{i}" for i in range(COLUMNS))
-FOUNDATION_PILES = tuple(f"foundation:{i}" for i in range(FOUNDATIONS))
-
-LAYOUT = Layout(
-    [
-        PileSpec(STOCK, "stock"),
-        PileSpec(WASTE, "waste"),
-        *numbered("foundation", FOUNDATIONS),
-        *numbered("tableau", COLUMNS),
-    ]
-)
-S, W = LAYOUT.index[STOCK], LAYOUT.index[WASTE]
-F = tuple(LAYOUT.index[p] for p in FOUNDATION_PILES)
-T = tuple(LAYOUT.index[p] for p in TABLEAU_PILES)
+PILES = stock_and_columns(FOUNDATIONS, COLUMNS)
+LAYOUT, S, W, F, T = PILES.layout, PILES.stock, PILES.waste, PILES.foundations, PILES.tableau
+TABLEAU_PILES, FOUNDATION_PILES = PILES.tableau_ids, PILES.foundation_ids
 #: Where cards may leave from, in the order legal moves are listed.
 SOURCES = (STOCK, WASTE, *TABLEAU_PILES)
 #: Where cards may go, in the order legal moves are listed.

@@ -30,7 +30,7 @@ from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Turn
 from service.rules.building import alternate_colour_down, same_suit_up
 from service.rules.cards import KING, RANK_OF, RED, Card
 from service.rules.game import GameRules, Published, Reveal
-from service.rules.table import Layout, Pile, PileSpec, Table, numbered
+from service.rules.table import Pile, Table, stock_and_columns
 
 COLUMNS = 7
 FOUNDATIONS = 4
@@ -39,20 +39,9 @@ TABLEAU_CARDS = 28  # 1 + 2 + ... + 7
 STOCK = "stock"
 WASTE = "waste"
 ANY_FOUNDATION = "foundation"
-TABLEAU_PILES = tuple(f"tableau:{i}" for i in range(COLUMNS))
-FOUNDATION_PILES = tuple(f"foundation:{i}" for i in range(FOUNDATIONS))
-
-LAYOUT = Layout(
-    [
-        PileSpec(STOCK, "stock"),
-        PileSpec(WASTE, "waste"),
-        *numbered("foundation", FOUNDATIONS),
-        *numbered("tableau", COLUMNS),
-    ]
-)
-S, W = LAYOUT.index[STOCK], LAYOUT.index[WASTE]
-F = tuple(LAYOUT.index[p] for p in FOUNDATION_PILES)
-T = tuple(LAYOUT.index[p] for p in TABLEAU_PILES)
+PILES = stock_and_columns(FOUNDATIONS, COLUMNS)
+LAYOUT, S, W, F, T = PILES.layout, PILES.stock, PILES.waste, PILES.foundations, PILES.tableau
+TABLEAU_PILES, FOUNDATION_PILES = PILES.tableau_ids, PILES.foundation_ids
 PILE_HELP = (
     "piles are stock, waste, tableau:0..tableau:6, foundation:0..foundation:3, and foundation "
     "for whichever foundation fits"
@@ -457,6 +446,38 @@ def auto_complete_moves(table: Table) -> list[Move]:
         table = fold.apply(table, CardMoved(move.source, move.target, move.cards))
 
 
+_BUILDING = (
+    "Build down in alternating colours; any face-up card moves with the cards on it; only a "
+    "King goes to an empty column.",
+    "Four foundations, Ace up by suit; cards may come back off a foundation.",
+)
+_UNDO = "Undo: the last draw, move from the waste, or move between a foundation and a column"
+
+
+def _vegas_summary(drawing: str) -> tuple[str, ...]:
+    return (
+        "Seed 000's deal: 7 columns of 1 to 7 cards, the top card of each face up; 24 in the "
+        "stock.",
+        drawing,
+        *_BUILDING,
+        "Face-down cards are turned by the player.",
+        f"{_UNDO}.",
+        "Pays stake x 5 / 52 per card on the foundations.",
+    )
+
+
+def _published(game_id: str, rtp: str, low: str, high: str) -> Published:
+    """The reference bot's figures, measured over 20,000 deals (service/rtp/RTP.md)."""
+    return Published(
+        rtp=rtp,
+        low=low,
+        high=high,
+        games=20_000,
+        bot="klondike-bot/1",
+        measured=f"flask --app service rtp simulate --game {game_id} --games 20000",
+    )
+
+
 VEGAS_DRAW1 = Klondike(
     "vegas-draw1",
     "Vegas Klondike, draw one, one pass",
@@ -465,25 +486,8 @@ VEGAS_DRAW1 = Klondike(
     explicit_turn=True,
     multiplier="5",
     rules_version="vegas-klondike/1",
-    published=Published(
-        rtp="0.9239",
-        low="0.9113",
-        high="0.9365",
-        games=20_000,
-        bot="klondike-bot/1",
-        measured="flask --app service rtp simulate --game vegas-draw1 --games 20000",
-    ),
-    summary=(
-        "Seed 000's deal: 7 columns of 1 to 7 cards, the top card of each face up; 24 in the "
-        "stock.",
-        "Draw one card at a time; one pass through the stock.",
-        "Build down in alternating colours; any face-up card moves with the cards on it; only "
-        "a King goes to an empty column.",
-        "Four foundations, Ace up by suit; cards may come back off a foundation.",
-        "Face-down cards are turned by the player.",
-        "Undo: the last draw, move from the waste, or move between a foundation and a column.",
-        "Pays stake x 5 / 52 per card on the foundations.",
-    ),
+    published=_published("vegas-draw1", "0.9239", "0.9113", "0.9365"),
+    summary=_vegas_summary("Draw one card at a time; one pass through the stock."),
 )
 VEGAS_DRAW3 = Klondike(
     "vegas-draw3",
@@ -493,25 +497,8 @@ VEGAS_DRAW3 = Klondike(
     explicit_turn=True,
     multiplier="5",
     rules_version="vegas-klondike/1",
-    published=Published(
-        rtp="0.9395",
-        low="0.9226",
-        high="0.9565",
-        games=20_000,
-        bot="klondike-bot/1",
-        measured="flask --app service rtp simulate --game vegas-draw3 --games 20000",
-    ),
-    summary=(
-        "Seed 000's deal: 7 columns of 1 to 7 cards, the top card of each face up; 24 in the "
-        "stock.",
-        "Draw three cards at a time; three passes through the stock.",
-        "Build down in alternating colours; any face-up card moves with the cards on it; only "
-        "a King goes to an empty column.",
-        "Four foundations, Ace up by suit; cards may come back off a foundation.",
-        "Face-down cards are turned by the player.",
-        "Undo: the last draw, move from the waste, or move between a foundation and a column.",
-        "Pays stake x 5 / 52 per card on the foundations.",
-    ),
+    published=_published("vegas-draw3", "0.9395", "0.9226", "0.9565"),
+    summary=_vegas_summary("Draw three cards at a time; three passes through the stock."),
 )
 KLONDIKE = Klondike(
     "klondike",
@@ -521,23 +508,13 @@ KLONDIKE = Klondike(
     explicit_turn=False,
     multiplier="3.6",
     rules_version="klondike/1",
-    published=Published(
-        rtp="0.9288",
-        low="0.9134",
-        high="0.9443",
-        games=20_000,
-        bot="klondike-bot/1",
-        measured="flask --app service rtp simulate --game klondike --games 20000",
-    ),
+    published=_published("klondike", "0.9288", "0.9134", "0.9443"),
     summary=(
         "7 columns of 1 to 7 cards, the top card of each face up; 24 in the stock.",
         "Draw three cards at a time; unlimited passes through the stock.",
-        "Build down in alternating colours; any face-up card moves with the cards on it; only "
-        "a King goes to an empty column.",
-        "Four foundations, Ace up by suit; cards may come back off a foundation.",
+        *_BUILDING,
         "A face-down card turns by itself when it becomes the top of its column.",
-        "Undo: the last draw, move from the waste, or move between a foundation and a column, "
-        "unless it turned a card.",
+        f"{_UNDO}, unless it turned a card.",
         "Pays stake x M x cards on foundations / 52 (rounded down).",
     ),
 )

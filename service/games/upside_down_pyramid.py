@@ -45,7 +45,7 @@ from service.rules.actions import Draw, MoveCards, PlayAction, Recycle
 from service.rules.building import alternate_colour_down, built_run_length, is_king, same_suit_up
 from service.rules.cards import RANK_OF, RED, Card
 from service.rules.game import GameRules, Published, Reveal
-from service.rules.table import Layout, Pile, PileSpec, Table, numbered
+from service.rules.table import Pile, Table, stock_and_columns
 
 DECKS = 2
 #: Cards dealt to each column, left to right: the upside-down pyramid.
@@ -60,20 +60,9 @@ PASSES = 3
 STOCK = "stock"
 WASTE = "waste"
 ANY_FOUNDATION = "foundation"
-TABLEAU_PILES = tuple(f"tableau:{i}" for i in range(COLUMNS))
-FOUNDATION_PILES = tuple(f"foundation:{i}" for i in range(FOUNDATIONS))
-
-LAYOUT = Layout(
-    [
-        PileSpec(STOCK, "stock"),
-        PileSpec(WASTE, "waste"),
-        *numbered("foundation", FOUNDATIONS),
-        *numbered("tableau", COLUMNS),
-    ]
-)
-S, W = LAYOUT.index[STOCK], LAYOUT.index[WASTE]
-F = tuple(LAYOUT.index[p] for p in FOUNDATION_PILES)
-T = tuple(LAYOUT.index[p] for p in TABLEAU_PILES)
+PILES = stock_and_columns(FOUNDATIONS, COLUMNS)
+LAYOUT, S, W, F, T = PILES.layout, PILES.stock, PILES.waste, PILES.foundations, PILES.tableau
+TABLEAU_PILES, FOUNDATION_PILES = PILES.tableau_ids, PILES.foundation_ids
 COLUMN_NUMBER = {pile: c for c, pile in enumerate(TABLEAU_PILES)}
 FOUNDATION_NUMBER = {pile: n for n, pile in enumerate(FOUNDATION_PILES)}
 

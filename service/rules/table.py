@@ -87,6 +87,35 @@ def numbered(kind: str, count: int) -> list[PileSpec]:
 
 
 @dataclass(frozen=True, slots=True)
+class StockAndColumns:
+    """The layout most games share: a stock, a waste, foundations and columns, in that order,
+    with the indices the rules look each pile up by."""
+
+    layout: Layout
+    stock: int
+    waste: int
+    foundations: tuple[int, ...]
+    tableau: tuple[int, ...]
+    foundation_ids: tuple[str, ...]
+    tableau_ids: tuple[str, ...]
+
+
+def stock_and_columns(foundations: int, columns: int) -> StockAndColumns:
+    """``stock``, ``waste``, ``foundation:0``.., ``tableau:0``.."""
+    founds, columns_ = numbered("foundation", foundations), numbered("tableau", columns)
+    layout = Layout([PileSpec("stock", "stock"), PileSpec("waste", "waste"), *founds, *columns_])
+    return StockAndColumns(
+        layout,
+        layout.index["stock"],
+        layout.index["waste"],
+        tuple(layout.index[p.id] for p in founds),
+        tuple(layout.index[p.id] for p in columns_),
+        tuple(p.id for p in founds),
+        tuple(p.id for p in columns_),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class Table:
     """Every pile's cards, and the counters the stock keeps."""
 
