@@ -36,7 +36,12 @@ from service import errors
 from service.errors import RuleViolation
 from service.rules import stock
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle
-from service.rules.building import built_run_length, same_suit_down, same_suit_up
+from service.rules.building import (
+    built_run_length,
+    check_same_suit_up,
+    same_suit_down,
+    same_suit_up,
+)
 from service.rules.cards import RANK_OF, Card
 from service.rules.game import GameRules, Published, Reveal
 from service.rules.table import Pile, Table, stock_and_columns
@@ -244,22 +249,7 @@ class FortyThieves(GameRules):
                     errors.NO_FOUNDATION_FITS, f"{lowest} does not fit on any foundation yet"
                 )
             return source, FOUNDATION_PILES[found], landing_order(run)
-        top = table.pile(target).top
-        if top is None:
-            if not same_suit_up(lowest, None):
-                raise RuleViolation(
-                    errors.FOUNDATION_NEEDS_ACE, f"{lowest} cannot start {target}: only an Ace can"
-                )
-        elif top[1] != lowest[1]:
-            raise RuleViolation(
-                errors.FOUNDATION_WRONG_SUIT,
-                f"{lowest} cannot go on {top} in {target}: a foundation takes one suit only",
-            )
-        elif RANK_OF[lowest] != RANK_OF[top] + 1:
-            raise RuleViolation(
-                errors.FOUNDATION_WRONG_RANK,
-                f"{lowest} cannot go on {top} in {target}: foundations build up one rank at a time",
-            )
+        check_same_suit_up(lowest, table.pile(target).top, target)
         return source, target, landing_order(run)
 
     # --- what the player can do ---------------------------------------------------------------

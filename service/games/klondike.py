@@ -27,8 +27,13 @@ from service import errors
 from service.errors import RuleViolation
 from service.rules import fold, stock
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Turn
-from service.rules.building import alternate_colour_down, same_suit_up
-from service.rules.cards import KING, RANK_OF, RED, Card
+from service.rules.building import (
+    alternate_colour_down,
+    check_alternate_colour_down,
+    check_same_suit_up,
+    same_suit_up,
+)
+from service.rules.cards import KING, RANK_OF, Card
 from service.rules.game import GameRules, Published, Reveal
 from service.rules.table import Pile, Table, stock_and_columns
 
@@ -184,39 +189,11 @@ class Klondike(GameRules):
                 errors.DESTINATION_FACE_DOWN,
                 f"the top card of {where} is face down; turn it before building on it",
             )
-        if RANK_OF[onto] != RANK_OF[card] + 1:
-            raise RuleViolation(
-                errors.NOT_ONE_RANK_LOWER,
-                f"{card} cannot go on {onto} in {where}: a column card takes only the rank one "
-                "lower",
-            )
-        if RED[onto] == RED[card]:
-            raise RuleViolation(
-                errors.NOT_OPPOSITE_COLOUR,
-                f"{card} cannot go on {onto} in {where}: colours must alternate red and black",
-            )
+        check_alternate_colour_down(card, onto, where)
 
     @staticmethod
     def _check_foundation_target(table: Table, card: Card, index: int) -> None:
-        pile = table.piles[F[index]]
-        where = FOUNDATION_PILES[index]
-        top = pile.top
-        if top is None:
-            if not same_suit_up(card, None):
-                raise RuleViolation(
-                    errors.FOUNDATION_NEEDS_ACE, f"{card} cannot start {where}: only an Ace can"
-                )
-            return
-        if top[1] != card[1]:
-            raise RuleViolation(
-                errors.FOUNDATION_WRONG_SUIT,
-                f"{card} cannot go on {top} in {where}: a foundation takes one suit only",
-            )
-        if RANK_OF[card] != RANK_OF[top] + 1:
-            raise RuleViolation(
-                errors.FOUNDATION_WRONG_RANK,
-                f"{card} cannot go on {top} in {where}: foundations build up one rank at a time",
-            )
+        check_same_suit_up(card, table.piles[F[index]].top, FOUNDATION_PILES[index])
 
     @staticmethod
     def fitting_foundation(table: Table, card: Card) -> int | None:

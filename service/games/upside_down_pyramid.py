@@ -42,8 +42,15 @@ from service import errors
 from service.errors import RuleViolation
 from service.rules import stock
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle
-from service.rules.building import alternate_colour_down, built_run_length, is_king, same_suit_up
-from service.rules.cards import RANK_OF, RED, Card
+from service.rules.building import (
+    alternate_colour_down,
+    built_run_length,
+    check_alternate_colour_down,
+    check_same_suit_up,
+    is_king,
+    same_suit_up,
+)
+from service.rules.cards import Card
 from service.rules.game import GameRules, Published, Reveal
 from service.rules.table import Pile, Table, stock_and_columns
 
@@ -249,17 +256,7 @@ class UpsideDownPyramid(GameRules):
                     "headed by a King, can",
                 )
             return
-        if RANK_OF[onto] != RANK_OF[card] + 1:
-            raise RuleViolation(
-                errors.NOT_ONE_RANK_LOWER,
-                f"{card} cannot go on {onto} in {target}: a column card takes only the rank one "
-                "lower",
-            )
-        if RED[onto] == RED[card]:
-            raise RuleViolation(
-                errors.NOT_OPPOSITE_COLOUR,
-                f"{card} cannot go on {onto} in {target}: colours must alternate red and black",
-            )
+        check_alternate_colour_down(card, onto, target)
 
     @staticmethod
     def _check_foundation(table: Table, card: Card, target: str) -> str:
@@ -271,22 +268,7 @@ class UpsideDownPyramid(GameRules):
                     errors.NO_FOUNDATION_FITS, f"{card} does not fit on any foundation yet"
                 )
             return FOUNDATION_PILES[fits[0]]
-        top = table.piles[F[FOUNDATION_NUMBER[target]]].top
-        if top is None:
-            if not same_suit_up(card, None):
-                raise RuleViolation(
-                    errors.FOUNDATION_NEEDS_ACE, f"{card} cannot start {target}: only an Ace can"
-                )
-        elif top[1] != card[1]:
-            raise RuleViolation(
-                errors.FOUNDATION_WRONG_SUIT,
-                f"{card} cannot go on {top} in {target}: a foundation takes one suit only",
-            )
-        elif RANK_OF[card] != RANK_OF[top] + 1:
-            raise RuleViolation(
-                errors.FOUNDATION_WRONG_RANK,
-                f"{card} cannot go on {top} in {target}: foundations build up one rank at a time",
-            )
+        check_same_suit_up(card, table.piles[F[FOUNDATION_NUMBER[target]]].top, target)
         return target
 
     # --- what the player can do ---------------------------------------------------------------

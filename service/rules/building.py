@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from service import errors
+from service.errors import RuleViolation
 from service.rules.cards import ACE, KING, RANK_OF, RED, Card
 
 PAIR_TOTAL = 13  # Pyramid: two cards whose ranks add up to this are removed together
@@ -50,3 +52,40 @@ def built_run_length(cards: Sequence[Card], builds: Callable[[Card, Card], bool]
     while n < len(cards) and builds(cards[-n], cards[-n - 1]):
         n += 1
     return n
+
+
+# --- the same rules as refusals, naming what broke ---------------------------------------------
+
+
+def check_same_suit_up(card: Card, top: Card | None, where: str) -> None:
+    """Refuse ``card`` on a foundation by suit whose top is ``top``, saying why."""
+    if top is None:
+        if RANK_OF[card] != ACE:
+            raise RuleViolation(
+                errors.FOUNDATION_NEEDS_ACE, f"{card} cannot start {where}: only an Ace can"
+            )
+        return
+    if top[1] != card[1]:
+        raise RuleViolation(
+            errors.FOUNDATION_WRONG_SUIT,
+            f"{card} cannot go on {top} in {where}: a foundation takes one suit only",
+        )
+    if RANK_OF[card] != RANK_OF[top] + 1:
+        raise RuleViolation(
+            errors.FOUNDATION_WRONG_RANK,
+            f"{card} cannot go on {top} in {where}: foundations build up one rank at a time",
+        )
+
+
+def check_alternate_colour_down(card: Card, onto: Card, where: str) -> None:
+    """Refuse ``card`` on the column card ``onto`` unless one rank lower, opposite colour."""
+    if RANK_OF[onto] != RANK_OF[card] + 1:
+        raise RuleViolation(
+            errors.NOT_ONE_RANK_LOWER,
+            f"{card} cannot go on {onto} in {where}: a column card takes only the rank one lower",
+        )
+    if RED[onto] == RED[card]:
+        raise RuleViolation(
+            errors.NOT_OPPOSITE_COLOUR,
+            f"{card} cannot go on {onto} in {where}: colours must alternate red and black",
+        )
