@@ -322,12 +322,19 @@ def decide(state: Game, command: Command, sealed: Sealed = ()) -> list[GameEvent
         )
     if isinstance(command, Undo):
         return [_undo(state)]
-    reveal = revealer(sealed)
-    events = info.rules.decide(table, command, reveal)
-    return events + _automatic(info.rules, _apply_all(table, events), reveal)
+    return decide_on_table(info.rules, table, command, revealer(sealed))
 
 
-def _apply_all(table: Table, events: Iterable[GameEvent]) -> Table:
+def decide_on_table(
+    rules: GameRules, table: Table, action: PlayAction, reveal: Reveal
+) -> list[GameEvent]:
+    """The events a play action causes on a table, what the rules then play by themselves
+    included: the rules' part of every decision."""
+    events = rules.decide(table, action, reveal)
+    return events + _automatic(rules, apply_all(table, events), reveal)
+
+
+def apply_all(table: Table, events: Iterable[GameEvent]) -> Table:
     for event in events:
         table = table_fold.apply(table, event)
     return table
@@ -338,7 +345,7 @@ def _automatic(rules: GameRules, table: Table, reveal: Reveal) -> list[GameEvent
     played: list[GameEvent] = []
     while more := rules.automatic(table, reveal):
         played.extend(more)
-        table = _apply_all(table, more)
+        table = apply_all(table, more)
     return played
 
 

@@ -132,9 +132,10 @@ def verify_game(
     if unfit is not None:  # not foldable: the rules and the payout cannot be checked
         version, problem = unfit
         return result.stop(version, "an event that fits the table", problem)
-    _check_rules(result, events, paytables, deck)
+    shown = g.shown_cards(events)
+    _check_rules(result, events, paytables, deck, {n: c for _, n, c in shown})
     if deck is not None and result.checks["deck"] != "not-applicable":
-        _check_shown(result, events, deck)
+        _check_shown(result, shown, rules, deck)
     _check_payout(result, events)
     return result
 
@@ -238,6 +239,7 @@ def _check_rules(
     events: list[GameEvent],
     paytables: Mapping[str, Paytable],
     deck: tuple[Card, ...] | None,
+    sealed: Mapping[int, Card],
 ) -> None:
     """Replay the commands the events imply through the decider: every rule is checked again,
     and the decider must produce exactly the recorded events (automatic play included). Sealed
@@ -258,7 +260,6 @@ def _check_rules(
                 result.fail("deck", _location(stream, 2), expected[1:], events[1:start])
     except (RuleViolation, ValueError) as exc:
         result.fail("rules", _location(stream, 1), "a valid deal", exc)
-    sealed = g.sealed_from_stream(events)
     state = g.fold(events[:start])
     i = start
     while i < len(events):
@@ -352,12 +353,15 @@ def _check_seed(
     return deck
 
 
-def _check_shown(result: GameVerification, events: list[GameEvent], deck: Sequence[Card]) -> None:
+def _check_shown(
+    result: GameVerification,
+    shown: Sequence[tuple[int, int, Card]],
+    rules: GameRules,
+    deck: Sequence[Card],
+) -> None:
     """Every card the stream showed is the one the revealed deck put there."""
-    rules = g.fold(events[:1]).rules
-    assert rules is not None
     hidden = g.hidden_cards(rules, deck)
-    for version, number, card in g.shown_cards(events):
+    for version, number, card in shown:
         actual = hidden[number] if number < len(hidden) else None
         if actual != card:
             result.fail(
@@ -392,8 +396,8 @@ def _check_payout(result: GameVerification, events: list[GameEvent]) -> None:
     state = result.state
     where = _location(result.stream_id, len(events))
     if isinstance(ending, Collected):
-        # The state before the ending event is what the table held at collection.
-        units = g.fold(events[:-1]).units
+        # Collecting changes no card: the replayed state holds the units collected on.
+        units = state.units
         if ending.units != units:
             result.fail("payout", where, f"{units} units", ending.units)
         owed = winnings(units, placed.stake, placed.multiplier, placed.max_units)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -18,8 +18,8 @@ from service.game import Game, GameInfo
 from service.games import VEGAS_DRAW1, game_named
 from service.games.klondike import COLUMNS
 from service.paytable import Paytable, default_paytables
-from service.rules.cards import CANONICAL_DECK, Card
-from service.rules.game import GameRules
+from service.rules.cards import CANONICAL_DECK, Card, canonical_deck, is_deck
+from service.rules.game import GameRules, Reveal
 from service.rules.table import Pile, Table, table
 from service.verification import PostingRow
 
@@ -224,3 +224,29 @@ def postings_for(game_id: str, events: Sequence[GameEvent]) -> list[PostingRow]:
                 )
             )
     return rows
+
+
+def play_on(
+    rules: GameRules, lay: Table, reveal: Reveal, *actions: g.PlayAction
+) -> tuple[Table, list[GameEvent]]:
+    """A game's rules played on a bare table, as the engine plays them: each action's events,
+    then what the rules play by themselves, folded in turn."""
+    events: list[GameEvent] = []
+    for action in actions:
+        decided = g.decide_on_table(rules, lay, action, reveal)
+        lay = g.apply_all(lay, decided)
+        events.extend(decided)
+    return lay, events
+
+
+def deck_with(placed: Mapping[int, Card], decks: int = 1) -> tuple[Card, ...]:
+    """A deck in deal order with the given cards at the given positions, the rest of the
+    ``decks`` canonical decks filling the other positions in canonical order; checked to be a
+    full multiset (a card placed more often than the decks hold it fails)."""
+    rest = list(canonical_deck(decks))
+    for card in placed.values():
+        rest.remove(card)
+    filler = iter(rest)
+    deck = tuple(placed[i] if i in placed else next(filler) for i in range(52 * decks))
+    assert is_deck(deck, decks)
+    return deck

@@ -134,11 +134,7 @@ class Klondike(GameRules):
 
     def decide(self, table: Table, action: PlayAction, reveal: Reveal) -> list[GameEvent]:
         if isinstance(action, Draw):
-            if stock.passes_remain(table) and table.piles[W].cards:
-                hint = "recycle the waste first"
-            else:
-                hint = "no passes through the stock are left"
-            return [stock.draw(table, self.draw_count, reveal, hint)]
+            return [stock.draw_with_passes(table, self.draw_count, reveal)]
         if isinstance(action, Recycle):
             return [stock.recycle(table)]
         if isinstance(action, MoveCards):

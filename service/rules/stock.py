@@ -22,6 +22,17 @@ def draw(table: Table, count: int, reveal: Reveal, when_empty: str) -> CardDrawn
     return CardDrawn(table.layout.ids[s], table.layout.ids[w], shown)
 
 
+def draw_with_passes(table: Table, count: int, reveal: Reveal) -> CardDrawn:
+    """A draw in a game with passes through the stock: an empty stock's refusal says whether
+    recycling the waste would help."""
+    (w,) = table.layout.of_kind("waste")
+    if passes_remain(table) and table.piles[w].cards:
+        hint = "recycle the waste first"
+    else:
+        hint = "no passes through the stock are left"
+    return draw(table, count, reveal, hint)
+
+
 def passes_remain(table: Table) -> bool:
     """Is another pass through the stock allowed after this one (``passes_left`` None:
     unlimited)?"""

@@ -163,3 +163,10 @@ def pyramid_winning_deck() -> list[str]:
 
 def remove(*numbers: int) -> dict[str, Any]:
     return {"action": "remove", "piles": [f"pyramid:{n}" for n in numbers]}
+
+
+def pile(view: dict[str, Any], pile_id: str) -> dict[str, Any]:
+    """One pile of a game view, by id (exactly one)."""
+    found: list[dict[str, Any]] = [p for p in view["piles"] if p["id"] == pile_id]
+    assert len(found) == 1
+    return found[0]

@@ -6,15 +6,14 @@ the same story, and every game replays and verifies with every check passing."""
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import pytest
 
-from service.rules.cards import canonical_deck
+from tests import builders
 from tests.api.client import Http, assert_salted_commitment
 from tests.api.factories import WalletFactory
-from tests.api.play import legal, refused, winnings
+from tests.api.play import legal, pile, refused, winnings
 from tests.api.test_golf_pyramid import FUNDS, Session, _check_books
 
 RANKS = "A23456789TJQK"
@@ -32,14 +31,7 @@ def deal_order(columns: dict[int, list[str]], stock: list[str]) -> list[str]:
     order. Each code is in it exactly twice."""
     placed = {row * 10 + c: card for c, cards in columns.items() for row, card in enumerate(cards)}
     placed |= {40 + i: card for i, card in enumerate(stock)}
-    rest = list(canonical_deck(2))
-    for card in placed.values():
-        rest.remove(card)
-    filler = iter(rest)
-    deck = [placed[i] if i in placed else next(filler) for i in range(104)]
-    assert Counter(deck) == Counter(canonical_deck(2))
-    assert set(Counter(deck).values()) == {2}
-    return deck
+    return list(builders.deck_with(placed, 2))
 
 
 #: The 104 cards in the order the foundations take them: rank by rank, spades, hearts,
@@ -52,12 +44,6 @@ def winning_deck() -> list[str]:
     the columns, the top row needed first, then the row under it, and so on."""
     columns = {c: [NEEDED[64 + 10 * (3 - row) + c] for row in range(4)] for c in range(10)}
     return deal_order(columns, NEEDED[:64])
-
-
-def pile(view: dict[str, Any], pile_id: str) -> dict[str, Any]:
-    found: list[dict[str, Any]] = [p for p in view["piles"] if p["id"] == pile_id]
-    assert len(found) == 1
-    return found[0]
 
 
 def move(source: str, target: str, count: int | None = None) -> dict[str, Any]:

@@ -13,10 +13,11 @@ import pytest
 
 from service.games import GAMES
 from service.games.scorpion import SCORPION, SUPER_SCORPION, Scorpion
-from service.rules.cards import RANKS, Card, canonical_deck
+from service.rules.cards import RANKS, Card
+from tests import builders
 from tests.api.client import Http, assert_salted_commitment
 from tests.api.factories import WalletFactory
-from tests.api.play import assert_none_of, legal, refused, winnings
+from tests.api.play import assert_none_of, legal, pile, refused, winnings
 from tests.api.test_golf_pyramid import FUNDS, Session, _check_books
 
 
@@ -37,11 +38,7 @@ def move(source: int, target: int, count: int) -> dict[str, Any]:
 def deck_of(rules: Scorpion, placed: Mapping[int, Card]) -> list[Card]:
     """A deal-order deck with the given cards at the given positions (row x columns + column;
     the stock from position rows x columns, next card first), the rest in canonical order."""
-    rest = list(canonical_deck(rules.decks))
-    for card in placed.values():
-        rest.remove(card)
-    spare = iter(rest)
-    return [placed[i] if i in placed else next(spare) for i in range(rules.max_units)]
+    return list(builders.deck_with(placed, rules.decks))
 
 
 def columns_deck(rules: Scorpion, columns: list[str], stock: str = "") -> dict[int, Card]:
@@ -60,9 +57,9 @@ def units_seen(view: dict[str, Any]) -> int:
     """The cards in order, worked out from what the view shows: for each column with no
     face-down card and a King at the bottom, the same-suit descending run from it up."""
     total = 0
-    for pile in view["piles"]:
-        cards = pile["cards"]
-        if pile["kind"] != "tableau" or pile["face_down"] or not cards or cards[0][0] != "K":
+    for shown in view["piles"]:
+        cards = shown["cards"]
+        if shown["kind"] != "tableau" or shown["face_down"] or not cards or cards[0][0] != "K":
             continue
         n = 1
         while (
@@ -73,11 +70,6 @@ def units_seen(view: dict[str, Any]) -> int:
             n += 1
         total += n
     return total
-
-
-def pile(view: dict[str, Any], pile_id: str) -> dict[str, Any]:
-    found: dict[str, Any] = next(p for p in view["piles"] if p["id"] == pile_id)
-    return found
 
 
 def run(suit: str, ranks: str) -> str:

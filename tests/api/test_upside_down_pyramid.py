@@ -6,16 +6,15 @@ verifies with every check passing."""
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import pytest
 
 from service.games.upside_down_pyramid import POSITIONS
-from service.rules.cards import canonical_deck
+from tests import builders
 from tests.api.client import Http, assert_salted_commitment
 from tests.api.factories import WalletFactory
-from tests.api.play import legal, refused, winnings
+from tests.api.play import legal, pile, refused, winnings
 from tests.api.test_golf_pyramid import FUNDS, Session, _check_books
 
 RANKS = "A23456789TJQK"
@@ -38,14 +37,7 @@ def deal_order(columns: dict[int, list[str]], stock: list[str]) -> list[str]:
         for k, card in enumerate(reversed(cards)):
             placed[POSITIONS[c][-1 - k]] = card
     placed |= {TABLEAU_CARDS + i: card for i, card in enumerate(stock)}
-    rest = list(canonical_deck(2))
-    for card in placed.values():
-        rest.remove(card)
-    filler = iter(rest)
-    deck = [placed[i] if i in placed else next(filler) for i in range(104)]
-    assert Counter(deck) == Counter(canonical_deck(2))
-    assert set(Counter(deck).values()) == {2}
-    return deck
+    return list(builders.deck_with(placed, 2))
 
 
 #: The 104 cards in the order the foundations take them: rank by rank, each suit twice.
@@ -67,12 +59,6 @@ def winning_deck() -> list[str]:
     for card, (depth, c) in zip(NEEDED[49:], slots, strict=True):
         columns[c][HEIGHTS[c] - 1 - depth] = card
     return deal_order(columns, stock)
-
-
-def pile(view: dict[str, Any], pile_id: str) -> dict[str, Any]:
-    found: list[dict[str, Any]] = [p for p in view["piles"] if p["id"] == pile_id]
-    assert len(found) == 1
-    return found[0]
 
 
 def move(source: str, target: str, count: int | None = None) -> dict[str, Any]:

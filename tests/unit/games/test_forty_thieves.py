@@ -22,12 +22,13 @@ from service.games.forty_thieves import (
 from service.rtp.bots import forty_thieves as bot
 from service.rules import fold
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Remove, Turn
-from service.rules.cards import Card, canonical_deck, is_deck
+from service.rules.cards import Card, canonical_deck
 from service.rules.game import Reveal
 from service.rules.table import Pile, Table, card_of, seal, table, unseal
 from service.shuffle import derive_deck
+from tests import builders
 from tests.builders import play as play_game
-from tests.builders import start
+from tests.builders import play_on, start
 
 FT = FORTY_THIEVES
 
@@ -51,15 +52,7 @@ def deck_with(
         assert len(cards) <= 4
         placed |= {position(c, row): card for row, card in enumerate(cards)}
     placed |= {40 + i: card for i, card in enumerate(stock)}
-    rest = list(canonical_deck(2))
-    for card in placed.values():
-        rest.remove(card)  # a two-deck deck is a multiset: each code taken at most twice
-    filler = iter(rest)
-    deck = tuple(placed[i] if i in placed else next(filler) for i in range(104))
-    assert is_deck(deck, 2)
-    assert Counter(deck) == Counter(canonical_deck(2))
-    assert all(n == 2 for n in Counter(deck).values())
-    return deck
+    return builders.deck_with(placed, 2)
 
 
 def full_columns(columns: Mapping[int, Sequence[Card]]) -> dict[int, tuple[Card, ...]]:
@@ -101,23 +94,8 @@ def shown(slot: object) -> Card:
     return slot
 
 
-def fold_all(t: Table, events: Sequence[GameEvent]) -> Table:
-    for event in events:
-        t = fold.apply(t, event)
-    return t
-
-
 def play(t: Table, reveal: Reveal, *actions: PlayAction) -> tuple[Table, list[GameEvent]]:
-    """Decide and fold each action, then what the rules play by themselves, as the engine does."""
-    events: list[GameEvent] = []
-    for action in actions:
-        decided = FT.decide(t, action, reveal)
-        t = fold_all(t, decided)
-        events.extend(decided)
-        while auto := FT.automatic(t, reveal):
-            t = fold_all(t, auto)
-            events.extend(auto)
-    return t, events
+    return play_on(FT, t, reveal, *actions)
 
 
 def refused(t: Table, action: PlayAction, reveal: Reveal = shown) -> str:
@@ -176,10 +154,10 @@ def test_draw_puts_the_stocks_top_card_on_the_waste_and_the_next_turns_face_up()
     t, reveal = dealt(deck)
     events = FT.decide(t, Draw(), reveal)
     assert events == [CardDrawn("stock", "waste", (deck[40],))]
-    t = fold_all(t, events)
+    t = g.apply_all(t, events)
     assert (t.pile("waste").top, t.pile("stock").top) == (deck[40], None)
     assert FT.automatic(t, reveal) == [CardTurned("stock", deck[41])]
-    t = fold_all(t, FT.automatic(t, reveal))
+    t = g.apply_all(t, FT.automatic(t, reveal))
     assert (t.pile("stock").top, t.pile("stock").down, len(t.pile("stock"))) == (deck[41], 62, 63)
     assert FT.automatic(t, reveal) == []
 

@@ -14,10 +14,11 @@ from service.games.golf import GOLF
 from service.rtp.bots import golf as bot
 from service.rules import fold
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Remove, Turn, Undo
-from service.rules.cards import CANONICAL_DECK, Card, is_full_deck
+from service.rules.cards import CANONICAL_DECK, Card
 from service.rules.game import Reveal
 from service.rules.table import Pile, Table, seal
 from service.shuffle import derive_deck
+from tests import builders
 
 WASTE_CARD = 35  # deal position of the card the deal turns onto the waste
 NEXT_STOCK_CARD = 36
@@ -33,12 +34,7 @@ def top(column: int) -> int:
 
 
 def deck_with(placed: Mapping[int, Card]) -> tuple[Card, ...]:
-    """A deck in deal order with the given cards at the given positions, the rest of the 52
-    filling the other positions in canonical order."""
-    rest = iter(c for c in CANONICAL_DECK if c not in placed.values())
-    deck = tuple(placed[i] if i in placed else next(rest) for i in range(52))
-    assert is_full_deck(deck)
-    return deck
+    return builders.deck_with(placed)
 
 
 def dealt(placed: Mapping[int, Card]) -> tuple[Table, Reveal]:

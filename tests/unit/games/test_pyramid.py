@@ -9,6 +9,7 @@ import pytest
 
 from events.catalog import CardDrawn, CardTurned, GameEvent, PairRemoved, RemovedCard
 from service import errors
+from service import game as g
 from service.errors import RuleViolation
 from service.games.pyramid import (
     COVERED_BY,
@@ -19,12 +20,13 @@ from service.games.pyramid import (
     position,
 )
 from service.rtp.bots import pyramid as bot
-from service.rules import fold
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Remove
-from service.rules.cards import CANONICAL_DECK, Card, is_full_deck
+from service.rules.cards import CANONICAL_DECK, Card
 from service.rules.game import Reveal
 from service.rules.table import Pile, Table, card_of, seal, table
 from service.shuffle import derive_deck
+from tests import builders
+from tests.builders import play_on
 
 # --- helpers ------------------------------------------------------------------------------------
 
@@ -32,10 +34,7 @@ from service.shuffle import derive_deck
 def deck_with(placed: Mapping[int, Card]) -> tuple[Card, ...]:
     """A full deck with the given cards at the given deal positions (0..27 the pyramid row by
     row, 28 the stock's first card, 29 its next), the others filled in canonical order."""
-    rest = iter(c for c in CANONICAL_DECK if c not in placed.values())
-    deck = tuple(placed[i] if i in placed else next(rest) for i in range(52))
-    assert is_full_deck(deck)
-    return deck
+    return builders.deck_with(placed)
 
 
 def dealt(deck: Sequence[Card]) -> tuple[Table, Reveal]:
@@ -44,23 +43,8 @@ def dealt(deck: Sequence[Card]) -> tuple[Table, Reveal]:
     return sealed, lambda slot: card_of(slot, hidden)
 
 
-def fold_all(t: Table, events: Sequence[GameEvent]) -> Table:
-    for event in events:
-        t = fold.apply(t, event)
-    return t
-
-
 def play(t: Table, reveal: Reveal, *actions: PlayAction) -> tuple[Table, list[GameEvent]]:
-    """Decide and fold each action, then what the rules play by themselves, as the engine does."""
-    events: list[GameEvent] = []
-    for action in actions:
-        decided = PYRAMID.decide(t, action, reveal)
-        t = fold_all(t, decided)
-        events.extend(decided)
-        while auto := PYRAMID.automatic(t, reveal):
-            t = fold_all(t, auto)
-            events.extend(auto)
-    return t, events
+    return play_on(PYRAMID, t, reveal, *actions)
 
 
 def refused(t: Table, action: PlayAction, reveal: Reveal) -> str:
@@ -204,10 +188,10 @@ def test_the_stocks_top_card_pairs_and_the_next_one_turns_face_up() -> None:
     t, reveal = dealt(deck)
     events = PYRAMID.decide(t, remove("pyramid:21", "stock"), reveal)
     assert events == [removed(("pyramid:21", "6H"), ("stock", "7C"))]
-    t = fold_all(t, events)
+    t = g.apply_all(t, events)
     assert t.pile("stock").top is None  # the next card is still face down ...
     assert PYRAMID.automatic(t, reveal) == [CardTurned("stock", deck[29])]  # ... and turns
-    t = fold_all(t, PYRAMID.automatic(t, reveal))
+    t = g.apply_all(t, PYRAMID.automatic(t, reveal))
     assert (t.pile("stock").top, t.pile("stock").down, len(t.pile("stock"))) == (deck[29], 22, 23)
     assert PYRAMID.automatic(t, reveal) == []
 
@@ -249,11 +233,11 @@ def test_draw_puts_the_stocks_top_card_on_the_waste_and_the_next_turns_face_up()
     t, reveal = dealt(deck)
     events = PYRAMID.decide(t, Draw(), reveal)
     assert events == [CardDrawn("stock", "waste", (deck[28],))]
-    t = fold_all(t, events)
+    t = g.apply_all(t, events)
     assert t.pile("waste").top == deck[28]
     assert t.pile("stock").top is None
     assert PYRAMID.automatic(t, reveal) == [CardTurned("stock", deck[29])]
-    t = fold_all(t, PYRAMID.automatic(t, reveal))
+    t = g.apply_all(t, PYRAMID.automatic(t, reveal))
     assert t.pile("stock").top == deck[29]
 
 

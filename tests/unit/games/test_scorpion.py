@@ -40,15 +40,7 @@ def stock_at(rules: Scorpion, k: int) -> int:
 
 
 def deck_with(rules: Scorpion, placed: Mapping[int, Card]) -> tuple[Card, ...]:
-    """A deck in deal order with the given cards at the given positions, the rest of the
-    game's decks filling the other positions in canonical order (two decks: every code twice)."""
-    rest = list(canonical_deck(rules.decks))
-    for card in placed.values():
-        rest.remove(card)  # a card placed more often than the decks hold it fails here
-    spare = iter(rest)
-    deck = tuple(placed[i] if i in placed else next(spare) for i in range(rules.max_units))
-    assert Counter(deck) == Counter(canonical_deck(rules.decks))  # a full multiset
-    return deck
+    return builders.deck_with(placed, rules.decks)
 
 
 def dealt(rules: Scorpion, placed: Mapping[int, Card]) -> tuple[Table, Reveal]:
