@@ -88,6 +88,53 @@ class StockRecycled:
 
 
 @dataclass(frozen=True, slots=True)
+class PilesGathered:
+    """A redeal without a shuffle (La Nivernaise): the ``sources`` were gathered up in the order
+    listed, each bottom to top, and laid face down as the empty ``target`` (a stock), the first
+    card gathered the next one drawn. The cards were all face up, so naming them shows
+    nothing new."""
+
+    TYPE: ClassVar[str] = "PilesGathered"
+    VERSION: ClassVar[int] = 1
+
+    sources: tuple[str, ...]
+    target: str
+    cards: tuple[Card, ...]  # in the order gathered
+    passes_left: int | None  # passes through the stock still allowed, this one included
+
+
+@dataclass(frozen=True, slots=True)
+class Reshuffled:
+    """A redeal with a shuffle (Three Shuffles and a Draw): the ``sources`` were gathered up in
+    the order listed, each bottom to top, shuffled with the game's seed and ``label`` (the
+    published redeal shuffle, re-derived by the audit once the seed is revealed) and dealt out
+    again face up as ``piles``."""
+
+    TYPE: ClassVar[str] = "Reshuffled"
+    VERSION: ClassVar[int] = 1
+
+    label: str  # "redeal-1", "redeal-2", ...
+    sources: tuple[str, ...]
+    piles: tuple[DealtPile, ...]  # every pile the deal filled; face up (down is 0)
+    passes_left: int | None  # deals still allowed, this one included
+
+
+@dataclass(frozen=True, slots=True)
+class CardPicked:
+    """A card taken from inside a pile (not its top) and put on top of another: Three Shuffles'
+    once-per-game Draw. ``index`` counts from the pile's bottom card, 0."""
+
+    TYPE: ClassVar[str] = "CardPicked"
+    VERSION: ClassVar[int] = 1
+
+    source: str
+    index: int
+    card: Card
+    target: str
+    picks_left: int  # such draws still allowed after this one
+
+
+@dataclass(frozen=True, slots=True)
 class CardMoved:
     """Cards (bottom card first) moved between concrete piles."""
 
@@ -245,6 +292,9 @@ GameEvent = (
     | Dealt
     | CardDrawn
     | StockRecycled
+    | PilesGathered
+    | Reshuffled
+    | CardPicked
     | CardMoved
     | CardTurned
     | PairRemoved
@@ -259,6 +309,9 @@ GAME_EVENT_TYPES: tuple[type[GameEvent], ...] = (
     Dealt,
     CardDrawn,
     StockRecycled,
+    PilesGathered,
+    Reshuffled,
+    CardPicked,
     CardMoved,
     CardTurned,
     PairRemoved,

@@ -105,6 +105,35 @@ class StockRecycledSchema(EventSchema):
     passes_left = fields.Integer(required=True, strict=True, allow_none=True, validate=NON_NEGATIVE)
 
 
+class PilesGatheredSchema(EventSchema):
+    event_class = catalog.PilesGathered
+    sources = fields.List(
+        fields.String(validate=PILE), required=True, validate=validate.Length(min=1, max=32)
+    )
+    target = fields.String(required=True, data_key="to", validate=PILE)
+    cards = _cards(validate=validate.Length(min=1, max=104))
+    passes_left = fields.Integer(required=True, strict=True, allow_none=True, validate=NON_NEGATIVE)
+
+
+class ReshuffledSchema(EventSchema):
+    event_class = catalog.Reshuffled
+    label = fields.String(required=True, validate=validate.Regexp(r"^[a-z0-9-]{1,32}\Z"))
+    sources = fields.List(
+        fields.String(validate=PILE), required=True, validate=validate.Length(min=1, max=32)
+    )
+    piles = fields.List(fields.Nested(DealtPileSchema), required=True)
+    passes_left = fields.Integer(required=True, strict=True, allow_none=True, validate=NON_NEGATIVE)
+
+
+class CardPickedSchema(EventSchema):
+    event_class = catalog.CardPicked
+    source = fields.String(required=True, data_key="from", validate=PILE)
+    index = fields.Integer(required=True, strict=True, validate=validate.Range(0, 103))
+    card = _card()
+    target = fields.String(required=True, data_key="to", validate=PILE)
+    picks_left = fields.Integer(required=True, strict=True, validate=NON_NEGATIVE)
+
+
 class CardMovedSchema(EventSchema):
     event_class = catalog.CardMoved
     source = fields.String(required=True, data_key="from", validate=PILE)
@@ -212,6 +241,9 @@ SCHEMAS: dict[type[Any], Schema] = {
         DealtSchema,
         CardDrawnSchema,
         StockRecycledSchema,
+        PilesGatheredSchema,
+        ReshuffledSchema,
+        CardPickedSchema,
         CardMovedSchema,
         CardTurnedSchema,
         PairRemovedSchema,

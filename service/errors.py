@@ -62,6 +62,20 @@ NOT_SAME_SUIT = "not-same-suit"  # scorpion: a card goes only on a card of its o
 # Upside-Down Pyramid
 CANNOT_SPLIT_RUN = "cannot-split-run"  # upside-down pyramid: a column's built run moves whole
 
+# Salic Law (it also refuses with stock-not-empty: a move between columns before the hand is out)
+KING_NEVER_MOVES = "king-never-moves"  # salic law: a King is its column's base
+NOT_A_SPACE = "not-a-space"  # salic law: a column takes a card only while it holds its King alone
+
+# La Nivernaise (foundations 4-7 build down, King to Ace; each suit has one up and one down)
+FOUNDATION_NEEDS_KING = "foundation-needs-king"  # an empty down foundation takes only a King
+FOUNDATION_SUIT_TAKEN = "foundation-suit-taken"  # the suit already has that direction's foundation
+
+# Three Shuffles and a Draw
+EMPTY_FAN = "empty-fan"  # three shuffles: an empty fan stays empty
+NO_PICKS_LEFT = "no-picks-left"  # three shuffles: the Draw of a buried card is used
+CARD_NOT_IN_PILE = "card-not-in-pile"  # the Draw names a card its pile does not hold
+NOT_BURIED = "not-buried"  # the Draw is of a buried card; a top card is moved
+
 # Turning and undo
 NOTHING_TO_TURN = "nothing-to-turn"
 TOP_CARD_FACE_UP = "top-card-face-up"

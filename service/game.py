@@ -18,11 +18,14 @@ from events.catalog import (
     AutoCompleted,
     CardDrawn,
     CardMoved,
+    CardPicked,
     CardTurned,
     Collected,
     Dealt,
     GameEvent,
     PairRemoved,
+    PilesGathered,
+    Reshuffled,
     StakePlaced,
     StockRecycled,
     Undone,
@@ -38,14 +41,23 @@ from service.rules import fold as table_fold
 from service.rules.actions import (
     Draw,
     MoveCards,
+    Pick,
     PlayAction,
     Recycle,
+    Redeal,
     Remove,
     Turn,
     Undo,
 )
 from service.rules.cards import Card
-from service.rules.game import GameRules, Reveal, check_deck
+from service.rules.game import (
+    GameRules,
+    Reveal,
+    SealedCardMissing,
+    Secrets,
+    Shuffle,
+    check_deck,
+)
 from service.rules.table import DealtPile, Slot, Table, dealt_piles, from_dealt, seal
 
 __all__ = [
@@ -55,9 +67,13 @@ __all__ = [
     "Draw",
     "Game",
     "MoveCards",
+    "Pick",
     "PlayAction",
     "Recycle",
+    "Redeal",
     "Remove",
+    "SealedCardMissing",
+    "Shuffle",
     "StartGame",
     "Turn",
     "Undo",
@@ -266,16 +282,13 @@ _CANNOT_UNDO: dict[str, str] = {
     "recycle": "recycling the stock cannot be undone",
     "move": "that move cannot be undone",
     "turn": "turning a card face up cannot be undone",
-    "draw": "a draw cannot be undone in this game",
+    "draw": "cards drawn from the stock or hand cannot be put back",
     "remove": "that removal cannot be undone",
     "undo": "an undo cannot itself be undone, and only the last action can be",
     "auto-complete": "auto-complete cannot be undone",
+    "redeal": "a redeal cannot be undone",
+    "pick": "the draw of a buried card cannot be undone",
 }
-
-
-class SealedCardMissing(LookupError):
-    """The decider needed a card the player has not seen, and none was given (a bug in the
-    caller, or a verification with the seed still secret)."""
 
 
 #: The cards the player has not seen, by sealed number: the server's whole list, or (an
@@ -283,8 +296,9 @@ class SealedCardMissing(LookupError):
 Sealed = Sequence[Card] | Mapping[int, Card]
 
 
-def revealer(sealed: Sealed) -> Reveal:
-    """The card in a slot: its code, or the sealed deck's card for a sealed number."""
+def revealer(sealed: Sealed, shuffle: Shuffle | None = None) -> Secrets:
+    """The card in a slot (its code, or the sealed deck's card for a sealed number), and the
+    redeal shuffle of the game's seed when there is one."""
 
     def reveal(slot: Slot) -> Card:
         if isinstance(slot, str):
@@ -294,12 +308,15 @@ def revealer(sealed: Sealed) -> Reveal:
         except (IndexError, KeyError) as exc:
             raise SealedCardMissing(f"sealed card {slot} is not known here") from exc
 
-    return reveal
+    return Secrets(reveal, shuffle)
 
 
-def decide(state: Game, command: Command, sealed: Sealed = ()) -> list[GameEvent]:
+def decide(
+    state: Game, command: Command, sealed: Sealed = (), shuffle: Shuffle | None = None
+) -> list[GameEvent]:
     """The events ``command`` causes in ``state``; raises RuleViolation if it breaks a rule.
-    ``sealed`` holds the cards the player has not seen, for a command that shows one."""
+    ``sealed`` holds the cards the player has not seen, for a command that shows one;
+    ``shuffle`` is the game's redeal shuffle (service.shuffle.redealer), for a redeal."""
     if isinstance(command, StartGame):
         return _start(state, command)
     if state.status == "new":
@@ -322,7 +339,7 @@ def decide(state: Game, command: Command, sealed: Sealed = ()) -> list[GameEvent
         )
     if isinstance(command, Undo):
         return [_undo(state)]
-    return decide_on_table(info.rules, table, command, revealer(sealed))
+    return decide_on_table(info.rules, table, command, revealer(sealed, shuffle))
 
 
 def decide_on_table(
@@ -480,6 +497,9 @@ _PLAY: dict[type, str] = {
     StockRecycled: "recycle",
     PairRemoved: "remove",
     AutoCompleted: "auto-complete",
+    PilesGathered: "redeal",
+    Reshuffled: "redeal",
+    CardPicked: "pick",
 }
 
 
@@ -524,7 +544,7 @@ def evolve(state: Game, event: GameEvent) -> Game:
         )
         if event.piles is not None:
             shown = (DealtPile(p.pile, p.down, p.up) for p in event.piles)
-            table = from_dealt(rules.layout, shown, rules.passes)
+            table = from_dealt(rules.layout, shown, rules.passes, picks_left=rules.picks)
         else:
             table = rules.deal(event.deck or ())  # v1: the deck was recorded in clear
         return _in_play(version, info, table, None, "deal")

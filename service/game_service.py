@@ -297,7 +297,8 @@ class Games:
                         raise VersionMismatch(expected_version, state.version)
                     secret = self._secret(uow, game_id) if reveals_seed else NO_SECRET
                     sealed = _SealedCards(partial(self._sealed, uow, stream, state))
-                    events = g.decide(state, make(secret), sealed)
+                    redeal = partial(self._redeal_shuffle, uow, state)
+                    events = g.decide(state, make(secret), sealed, redeal)
                     uow.lock_for_write()
                     table = paytable_for(self._paytables, state.currency)
                     rules_version = state.info.rules_version if state.info else None
@@ -354,6 +355,18 @@ class Games:
         hidden = g.hidden_cards(info.rules, deck)
         self._cache.keep_sealed(stream, hidden)
         return hidden
+
+    def _redeal_shuffle(
+        self, uow: UnitOfWork, state: g.Game, label: str, cards: Sequence[Card]
+    ) -> tuple[Card, ...]:
+        """A redeal's shuffle, keyed by the game's decrypted seed (a certification deck's salt)
+        and its client seed: asked for only when the player redeals."""
+        info = state.info
+        assert info is not None
+        secret = self._secret(uow, uuid.UUID(info.game_id))
+        if secret.seed_hex is None:
+            raise g.SealedCardMissing("a deal recorded before sealing has no seed to redeal with")
+        return shuffle.redeal(bytes.fromhex(secret.seed_hex), info.client_seed, label, cards)
 
     # --- reading --------------------------------------------------------------------------------
 

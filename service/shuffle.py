@@ -12,7 +12,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from service.rules.cards import Card, canonical_deck
 
@@ -23,6 +23,9 @@ CERTIFICATION_DECK = "certification-deck"
 SEED_BYTES = 32
 CLIENT_SEED_MAX = 64
 _DOMAIN = b"vegas-solitaire/shuffle/1"
+#: Redeals draw from their own stream, so no redeal ever reuses a word of the deal's shuffle.
+_REDEAL_DOMAIN = b"vegas-solitaire/redeal/1"
+_LABEL = re.compile(r"[a-z0-9-]{1,32}")
 _WORD = 4
 _WORD_RANGE = 1 << 32
 _SEED_HEX = re.compile(r"[0-9a-f]{64}")
@@ -73,9 +76,13 @@ def check_client_seed(client_seed: str) -> None:
         raise ValueError("a client seed is 1 to 64 printable ASCII characters")
 
 
-def _words(server_seed: bytes, client_seed: str) -> Iterator[int]:
-    """Big-endian unsigned 32-bit words of HMAC-SHA256(seed, domain 00 client 00 counter)."""
-    prefix = _DOMAIN + b"\x00" + client_seed.encode("ascii") + b"\x00"
+def _words(server_seed: bytes, client_seed: str, label: str | None = None) -> Iterator[int]:
+    """Big-endian unsigned 32-bit words of HMAC-SHA256(seed, domain 00 client 00 counter), or
+    for a redeal HMAC-SHA256(seed, redeal domain 00 client 00 label 00 counter)."""
+    if label is None:
+        prefix = _DOMAIN + b"\x00" + client_seed.encode("ascii") + b"\x00"
+    else:
+        prefix = b"\x00".join((_REDEAL_DOMAIN, client_seed.encode("ascii"), label.encode(), b""))
     counter = 0
     while True:
         block = hmac.new(server_seed, prefix + counter.to_bytes(8, "big"), hashlib.sha256).digest()
@@ -94,6 +101,14 @@ def uniform_below(words: Iterator[int], n: int) -> int:
     raise AssertionError("the word stream is endless")  # pragma: no cover
 
 
+def _fisher_yates(cards: list[Card], words: Iterator[int]) -> tuple[Card, ...]:
+    """Shuffle in place: for i from the last position down to 1, swap i with a uniform j <= i."""
+    for i in range(len(cards) - 1, 0, -1):
+        j = uniform_below(words, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return tuple(cards)
+
+
 def derive_deck(
     server_seed: bytes, client_seed: str | None = None, decks: int = 1
 ) -> tuple[Card, ...]:
@@ -103,9 +118,26 @@ def derive_deck(
         raise ValueError("the server seed is exactly 32 bytes")
     if client_seed is not None:
         check_client_seed(client_seed)
-    words = _words(server_seed, client_seed or "")
-    deck = list(canonical_deck(decks))
-    for i in range(len(deck) - 1, 0, -1):
-        j = uniform_below(words, i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-    return tuple(deck)
+    return _fisher_yates(list(canonical_deck(decks)), _words(server_seed, client_seed or ""))
+
+
+def redeal(
+    server_seed: bytes, client_seed: str | None, label: str, cards: Sequence[Card]
+) -> tuple[Card, ...]:
+    """A redeal's shuffle: ``cards`` (in the order the game gathered them) shuffled by the
+    same Fisher-Yates, driven by the word stream of the game's seed pair and the redeal's
+    ``label`` (``redeal-1``, ``redeal-2``). Deterministic, so the audit re-derives it."""
+    if len(server_seed) != SEED_BYTES:
+        raise ValueError("the server seed is exactly 32 bytes")
+    if _LABEL.fullmatch(label) is None:
+        raise ValueError("a redeal label is 1 to 32 of a-z, 0-9 and -")
+    if client_seed is not None:
+        check_client_seed(client_seed)
+    return _fisher_yates(list(cards), _words(server_seed, client_seed or "", label))
+
+
+def redealer(
+    server_seed: bytes, client_seed: str | None
+) -> Callable[[str, Sequence[Card]], tuple[Card, ...]]:
+    """The redeal shuffle of one game, as the rules ask for it: (label, cards) -> shuffled."""
+    return lambda label, cards: redeal(server_seed, client_seed, label, cards)

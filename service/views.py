@@ -102,8 +102,15 @@ def _table_fields(table: Table, legal: list[PlayCommand]) -> dict[str, Any]:
             _pile_view(table, spec.kind, spec.id, pile)
             for spec, pile in zip(layout.specs, piles, strict=True)
         ],
-        "counters": {"stock": stock_count, "passes_left": table.passes_left},
+        "counters": _counters(table, stock_count),
     }
+
+
+def _counters(table: Table, stock_count: int) -> dict[str, int | None]:
+    counters = {"stock": stock_count, "passes_left": table.passes_left}
+    if table.picks_left is not None:  # only the games that have a draw of a buried card
+        counters["picks_left"] = table.picks_left
+    return counters
 
 
 def player_view(game: Game) -> dict[str, Any]:

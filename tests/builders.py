@@ -26,8 +26,10 @@ from service.verification import PostingRow
 GBP: Paytable = default_paytables()["GBP"]
 SEED = bytes(range(32))  # the worked example's seed in service/SHUFFLE.md
 
-#: The sealed cards of each game ``start`` dealt, so ``play`` can show them as the server would.
+#: The sealed cards of each game ``start`` dealt, so ``play`` can show them as the server would,
+#: and the seed it was dealt (or salted) with, so ``play`` can redeal as the server would.
 _SEALED: dict[GameInfo, tuple[Card, ...]] = {}
+_SEEDS: dict[GameInfo, bytes] = {}
 
 
 def column(text: str) -> Pile:
@@ -100,6 +102,7 @@ def start(
     game = g.fold(events)
     assert game.info is not None
     _SEALED[game.info] = g.hidden_cards(rules, cards)
+    _SEEDS[game.info] = seed
     return game, events
 
 
@@ -107,6 +110,12 @@ def sealed_of(game: Game) -> tuple[Card, ...]:
     """The sealed cards of a game ``start`` dealt (what the server keeps secret)."""
     assert game.info is not None
     return _SEALED.get(game.info, ())
+
+
+def redeals_of(game: Game) -> g.Shuffle:
+    """The redeal shuffle of a game ``start`` dealt: keyed by its seed (a given deck's salt)."""
+    assert game.info is not None
+    return shuffle.redealer(_SEEDS.get(game.info, SEED), game.info.client_seed)
 
 
 def game_on(lay: Table, stake: int = 520, variant: str = "vegas-draw1") -> Game:
@@ -126,7 +135,7 @@ def play(
     cards = sealed_of(game) if sealed is None else sealed
     emitted: list[GameEvent] = []
     for command in commands:
-        events = g.decide(game, command, cards)
+        events = g.decide(game, command, cards, redeals_of(game))
         game = g.fold(events, game)
         emitted.extend(events)
     return game, emitted

@@ -135,7 +135,14 @@ def _make_command(name: str, body: dict[str, Any]) -> g.PlayAction:
         return g.MoveCards(body["source"], body["target"], body.get("count"))
     if name == "remove":
         return g.Remove(tuple(body["piles"]))
-    simple: dict[str, g.PlayAction] = {"draw": g.Draw(), "recycle": g.Recycle(), "undo": g.Undo()}
+    if name == "pick":
+        return g.Pick(body["source"], body["card"], body["target"])
+    simple: dict[str, g.PlayAction] = {
+        "draw": g.Draw(),
+        "recycle": g.Recycle(),
+        "redeal": g.Redeal(),
+        "undo": g.Undo(),
+    }
     return simple[name]
 
 
@@ -188,7 +195,8 @@ _command_route("collect", schemas.EmptySchema, "End the game and collect the win
     description="One route for every game: the body is one of the view's legal_moves, e.g. "
     '{"action": "move", "from": "tableau:3", "to": "waste"}, {"action": "draw"}, '
     '{"action": "remove", "piles": ["pyramid:27", "waste"]}, {"action": "turn", "pile": '
-    '"tableau:2"}, {"action": "undo"} or {"action": "collect"}.',
+    '"tableau:2"}, {"action": "redeal"}, {"action": "pick", "from": "fan:3", "card": "7H", '
+    '"to": "foundation:1"}, {"action": "undo"} or {"action": "collect"}.',
 )
 @blp.arguments(schemas.ActionSchema)
 @blp.response(200, schemas.GameViewSchema, headers=ETAG)

@@ -363,9 +363,13 @@ class ActionSchema(Strict):
         validate=validate.Length(1, 2),
         metadata={"description": "remove: two cards totalling 13, or a King alone"},
     )
+    card = fields.String(
+        validate=CARD, metadata={"description": "pick: the buried card drawn from the pile 'from'"}
+    )
 
     _ARGUMENTS: ClassVar[dict[str, tuple[set[str], set[str]]]] = {  # action: required, allowed
         "move": ({"source", "target"}, {"source", "target", "count"}),
+        "pick": ({"source", "card", "target"}, {"source", "card", "target"}),
         "turn": (set(), {"pile", "column"}),
         "remove": ({"piles"}, {"piles"}),
     }
@@ -418,6 +422,7 @@ class LegalMoveSchema(Schema):
     column = fields.Integer()
     pile = fields.String()
     piles = fields.List(fields.String())
+    card = fields.String()
 
 
 class PileViewSchema(Schema):
@@ -433,7 +438,20 @@ class PileViewSchema(Schema):
 
 class CountersSchema(Schema):
     stock = fields.Integer(required=True)
-    passes_left = fields.Integer(required=True, allow_none=True)
+    passes_left = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "passes through the stock (or deals) still allowed, this one "
+            "included; null: unlimited"
+        },
+    )
+    picks_left = fields.Integer(
+        metadata={
+            "description": "draws of a buried card still allowed; only in games that have "
+            "one (Three Shuffles and a Draw)"
+        },
+    )
 
 
 class ColumnSchema(Schema):

@@ -8,8 +8,11 @@ from service.errors import RuleViolation
 from service.games.forty_thieves import FORTY_THIEVES
 from service.games.golf import GOLF
 from service.games.klondike import KLONDIKE, VEGAS_DRAW1, VEGAS_DRAW3
+from service.games.la_nivernaise import LA_NIVERNAISE
 from service.games.pyramid import PYRAMID
+from service.games.salic_law import SALIC_LAW
 from service.games.scorpion import SCORPION, SUPER_SCORPION
+from service.games.three_shuffles import THREE_SHUFFLES
 from service.games.upside_down_pyramid import UPSIDE_DOWN_PYRAMID
 from service.rules.game import GameRules
 
@@ -18,9 +21,12 @@ __all__ = [
     "GAMES",
     "GOLF",
     "KLONDIKE",
+    "LA_NIVERNAISE",
     "PYRAMID",
+    "SALIC_LAW",
     "SCORPION",
     "SUPER_SCORPION",
+    "THREE_SHUFFLES",
     "UPSIDE_DOWN_PYRAMID",
     "VEGAS_DRAW1",
     "VEGAS_DRAW3",
@@ -39,6 +45,9 @@ GAMES: dict[str, GameRules] = {
         SUPER_SCORPION,
         FORTY_THIEVES,
         UPSIDE_DOWN_PYRAMID,
+        THREE_SHUFFLES,
+        SALIC_LAW,
+        LA_NIVERNAISE,
     )
 }
 

@@ -38,11 +38,12 @@ from service.rules import stock
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle
 from service.rules.building import (
     built_run_length,
+    check_same_suit_down,
     check_same_suit_up,
     same_suit_down,
     same_suit_up,
 )
-from service.rules.cards import RANK_OF, Card
+from service.rules.cards import Card
 from service.rules.game import GameRules, Published, Reveal
 from service.rules.table import Pile, Table, stock_and_columns
 
@@ -223,18 +224,7 @@ class FortyThieves(GameRules):
                 if same_suit_down(run[-n], onto):
                     return run[-n:]
             run = run[-1:]
-        card = run[0]
-        if RANK_OF[onto] != RANK_OF[card] + 1:
-            raise RuleViolation(
-                errors.NOT_ONE_RANK_LOWER,
-                f"{card} cannot go on {onto} in {target}: a column card takes only the rank one "
-                "lower",
-            )
-        if onto[1] != card[1]:
-            raise RuleViolation(
-                errors.NOT_SAME_SUIT,
-                f"{card} cannot go on {onto} in {target}: columns build down by suit",
-            )
+        check_same_suit_down(run[0], onto, target)
         return run
 
     @staticmethod

@@ -33,7 +33,7 @@ from events.catalog import CardDrawn, CardMoved, CardTurned, GameEvent
 from service import errors
 from service.errors import RuleViolation
 from service.rules.actions import Draw, MoveCards, PlayAction
-from service.rules.building import is_king, same_suit_down
+from service.rules.building import check_same_suit_down, is_king, same_suit_down
 from service.rules.cards import ACE, RANK_OF, Card
 from service.rules.game import GameRules, Published, Reveal
 from service.rules.table import Layout, Pile, PileSpec, Table, numbered
@@ -198,16 +198,7 @@ class Scorpion(GameRules):
             raise RuleViolation(
                 errors.NOTHING_ON_AN_ACE, f"{card} cannot go on {onto}: nothing goes on an Ace"
             )
-        if RANK_OF[onto] != RANK_OF[card] + 1:
-            raise RuleViolation(
-                errors.NOT_ONE_RANK_LOWER,
-                f"{card} cannot go on {onto} in {where}: a card goes on the card one rank higher",
-            )
-        if onto[1] != card[1]:
-            raise RuleViolation(
-                errors.NOT_SAME_SUIT,
-                f"{card} cannot go on {onto} in {where}: a card goes only on its own suit",
-            )
+        check_same_suit_down(card, onto, where)
 
     # --- what the player can do ---------------------------------------------------------------
 

@@ -39,7 +39,9 @@ def play_one(game_id: str, index: int) -> int:
     """The units the reference bot ends deal ``index`` with."""
     rules = game_named(game_id)
     choose, _ = bot_for(rules)
-    deck = shuffle.derive_deck(deal_seed(game_id, index), None, rules.decks)
+    seed = deal_seed(game_id, index)
+    deck = shuffle.derive_deck(seed, None, rules.decks)
+    redeals = shuffle.redealer(seed, None)
     start = g.StartGame(
         game_id=f"sim-{index}",
         player_id="rtp-lab",
@@ -67,7 +69,7 @@ def play_one(game_id: str, index: int) -> int:
             if progress == progress_at_recycle:
                 break
             progress_at_recycle = progress
-        state = g.fold(g.decide(state, action, sealed), state)
+        state = g.fold(g.decide(state, action, sealed, redeals), state)
     return state.units
 
 

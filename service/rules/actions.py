@@ -53,17 +53,36 @@ class Remove:
 
 
 @dataclass(frozen=True, slots=True)
+class Redeal:
+    """Gather the piles the game redeals and deal them again by its rule (shuffled with the
+    game's seed, or in a fixed order)."""
+
+    NAME = "redeal"
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """Take ``card``, buried in ``source`` (not its top card), and play it onto ``target``:
+    Three Shuffles and a Draw's once-per-game Draw."""
+
+    source: str
+    card: str
+    target: str
+    NAME = "pick"
+
+
+@dataclass(frozen=True, slots=True)
 class Undo:
     """Reverse the last action, where the game allows it."""
 
     NAME = "undo"
 
 
-PlayAction = Draw | Recycle | MoveCards | Turn | Remove | Undo
+PlayAction = Draw | Recycle | MoveCards | Turn | Remove | Redeal | Pick | Undo
 
 #: Every play action by name.
 ACTIONS: dict[str, type[PlayAction]] = {
-    cls.NAME: cls for cls in (Draw, Recycle, MoveCards, Turn, Remove, Undo)
+    cls.NAME: cls for cls in (Draw, Recycle, MoveCards, Turn, Remove, Redeal, Pick, Undo)
 }
 
 
@@ -78,4 +97,6 @@ def describe(action: PlayAction) -> dict[str, Any]:
         return described
     if isinstance(action, Remove):
         return {"action": "remove", "piles": list(action.piles)}
+    if isinstance(action, Pick):
+        return {"action": "pick", "from": action.source, "card": action.card, "to": action.target}
     return {"action": action.NAME}

@@ -77,6 +77,20 @@ def check_same_suit_up(card: Card, top: Card | None, where: str) -> None:
         )
 
 
+def check_same_suit_down(card: Card, onto: Card, where: str) -> None:
+    """Refuse ``card`` on the column card ``onto`` unless one rank lower, same suit."""
+    if RANK_OF[onto] != RANK_OF[card] + 1:
+        raise RuleViolation(
+            errors.NOT_ONE_RANK_LOWER,
+            f"{card} cannot go on {onto} in {where}: a card takes only the rank one lower",
+        )
+    if onto[1] != card[1]:
+        raise RuleViolation(
+            errors.NOT_SAME_SUIT,
+            f"{card} cannot go on {onto} in {where}: cards build down by suit",
+        )
+
+
 def check_alternate_colour_down(card: Card, onto: Card, where: str) -> None:
     """Refuse ``card`` on the column card ``onto`` unless one rank lower, opposite colour."""
     if RANK_OF[onto] != RANK_OF[card] + 1:

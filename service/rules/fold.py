@@ -1,12 +1,14 @@
 """How every game's play events change a table, written once for all games.
 
 Events speak of piles and cards (drawn, moved, turned, recycled, removed as a pair, played
-automatically), so folding needs nothing of any game's rules. Nothing here validates: recorded
+automatically, gathered or reshuffled in a redeal, picked from inside a pile), so folding needs
+nothing of any game's rules. Nothing here validates: recorded
 history must always fold. (Undo restores the table the decider kept, so it is not here.)
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -14,10 +16,13 @@ from events.catalog import (
     AutoCompleted,
     CardDrawn,
     CardMoved,
+    CardPicked,
     CardTurned,
     Dealt,
     GameEvent,
     PairRemoved,
+    PilesGathered,
+    Reshuffled,
     StockRecycled,
     Undone,
 )
@@ -79,7 +84,38 @@ def _recycled(table: Table, event: StockRecycled) -> Table:
     stock = piles[w].cards[::-1] + piles[s].cards
     piles[s] = Pile(stock, len(stock))
     piles[w] = Pile()
-    return Table(table.layout, tuple(piles), event.passes_left, 0)
+    return Table(table.layout, tuple(piles), event.passes_left, 0, table.picks_left)
+
+
+def _gathered(table: Table, event: PilesGathered) -> Table:
+    # The first card gathered is the next one drawn: it goes on top, face down.
+    index = table.layout.index
+    piles = list(table.piles)
+    for source in event.sources:
+        piles[index[source]] = Pile()
+    piles[index[event.target]] = Pile(event.cards[::-1], len(event.cards))
+    return Table(table.layout, tuple(piles), event.passes_left, 0, table.picks_left)
+
+
+def _reshuffled(table: Table, event: Reshuffled) -> Table:
+    index = table.layout.index
+    piles = list(table.piles)
+    for source in event.sources:
+        piles[index[source]] = Pile()
+    for dealt in event.piles:
+        piles[index[dealt.pile]] = Pile(dealt.up)
+    return Table(table.layout, tuple(piles), event.passes_left, 0, table.picks_left)
+
+
+def _picked(table: Table, event: CardPicked) -> Table:
+    index = table.layout.index
+    i, j = index[event.source], index[event.target]
+    piles = list(table.piles)
+    src = piles[i]
+    piles[i] = Pile(src.cards[: event.index] + src.cards[event.index + 1 :], src.down)
+    dst = piles[j]
+    piles[j] = Pile((*dst.cards, event.card), dst.down)
+    return Table(table.layout, tuple(piles), table.passes_left, table.fan, event.picks_left)
 
 
 def _removed(table: Table, event: PairRemoved) -> Table:
@@ -99,6 +135,9 @@ _APPLY: dict[type, Callable[[Table, Any], Table]] = {
     CardDrawn: _drawn,
     CardTurned: _turned,
     StockRecycled: _recycled,
+    PilesGathered: _gathered,
+    Reshuffled: _reshuffled,
+    CardPicked: _picked,
     PairRemoved: _removed,
     AutoCompleted: _auto_played,
 }
@@ -127,6 +166,12 @@ def piles_named(event: GameEvent) -> set[str]:
         return {p for m in event.moves for p in (m.source, m.target)}
     if isinstance(event, Dealt) and event.piles is not None:
         return {p.pile for p in event.piles}
+    if isinstance(event, PilesGathered):
+        return {*event.sources, event.target}
+    if isinstance(event, Reshuffled):
+        return {*event.sources, *(p.pile for p in event.piles)}
+    if isinstance(event, CardPicked):
+        return {event.source, event.target}
     return set()
 
 
@@ -162,6 +207,15 @@ def misfit(table: Table, event: GameEvent) -> str | None:
     elif isinstance(event, StockRecycled):
         if len(layout.of_kind(WASTE_KIND)) != 1 or len(layout.of_kind(STOCK_KIND)) != 1:
             return "this game has no stock and waste to recycle"
+    elif isinstance(event, PilesGathered | Reshuffled):
+        return _misfit_redeal(table, event)
+    elif isinstance(event, CardPicked):
+        picked = table.pile(event.source)
+        if not (
+            picked.down <= event.index < len(picked.cards)
+            and picked.cards[event.index] == event.card
+        ):
+            return f"{event.source} holds no face-up {event.card} at {event.index}"
     elif isinstance(event, PairRemoved | AutoCompleted):
         moves = (
             [(c.source, event.target, c.card) for c in event.cards]
@@ -172,6 +226,36 @@ def misfit(table: Table, event: GameEvent) -> str | None:
             if table.pile(source).top != card:
                 return f"{card} is not the face-up top of {source}"
             table = _move(table, source, target, (card,))
+    return None
+
+
+def _misfit_redeal(table: Table, event: PilesGathered | Reshuffled) -> str | None:
+    """A redeal gathers distinct face-up piles; a gathering lays exactly their cards, in
+    order, on an empty pile of its own; a reshuffle deals exactly their cards, face up, back
+    onto them."""
+    sources = event.sources
+    if len(set(sources)) != len(sources):
+        return "a redeal gathers each pile once"
+    gathered: list[Card] = []
+    for source in sources:
+        pile = table.pile(source)
+        if pile.down:
+            return f"{source} holds face-down cards; a redeal gathers face-up piles"
+        gathered.extend(pile.up)
+    if isinstance(event, PilesGathered):
+        if event.target in sources or table.pile(event.target).cards:
+            return f"the gathered cards go onto an empty pile other than {' '.join(sources)}"
+        if tuple(gathered) != event.cards:
+            return f"{' '.join(sources)} do not hold {' '.join(event.cards)} in that order"
+        return None
+    targets = [p.pile for p in event.piles]
+    if len(set(targets)) != len(targets) or not set(targets) <= set(sources):
+        return "a reshuffle deals each card back onto the piles it gathered, each pile once"
+    if any(p.down for p in event.piles):
+        return "a reshuffle deals face up"
+    dealt = Counter(c for p in event.piles for c in p.up)
+    if dealt != Counter(gathered):
+        return f"the cards dealt are not the cards gathered from {' '.join(sources)}"
     return None
 
 

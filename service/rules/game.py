@@ -21,6 +21,42 @@ from service.rules.table import Layout, Slot, Table
 
 #: Gives the card in a slot: a seen card's code, or the sealed deck's card for a sealed number.
 Reveal = Callable[[Slot], Card]
+#: A redeal's shuffle: (label, cards in the order gathered) -> the cards shuffled with the
+#: game's seed and that label (service.shuffle.redeal).
+Shuffle = Callable[[str, Sequence[Card]], tuple[Card, ...]]
+
+
+class SealedCardMissing(LookupError):
+    """The decider needed a secret the caller does not hold: a card the player has not seen,
+    or a redeal's shuffle (a bug in the caller, or a verification with the seed still
+    secret)."""
+
+
+class Secrets:
+    """What the engine hands a game's ``decide`` as ``reveal``: called with a slot, the card in
+    it; asked for a redeal, the shuffle of the game's seed. A game that never redeals treats it
+    as a plain :data:`Reveal`."""
+
+    __slots__ = ("_card", "_shuffle")
+
+    def __init__(self, card: Reveal, shuffle: Shuffle | None = None) -> None:
+        self._card = card
+        self._shuffle = shuffle
+
+    def __call__(self, slot: Slot) -> Card:
+        return self._card(slot)
+
+    def shuffled(self, label: str, cards: Sequence[Card]) -> tuple[Card, ...]:
+        if self._shuffle is None:
+            raise SealedCardMissing(f"the shuffle of {label} needs the game's seed")
+        return self._shuffle(label, cards)
+
+
+def shuffled(reveal: Reveal, label: str, cards: Sequence[Card]) -> tuple[Card, ...]:
+    """``cards`` shuffled with the game's seed and ``label``, from the secrets the engine gave."""
+    if not isinstance(reveal, Secrets):
+        raise SealedCardMissing(f"the shuffle of {label} needs the game's seed")
+    return reveal.shuffled(label, cards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +100,8 @@ class GameRules(ABC):
     passes: int | None = 1
     #: Draw three's fan shows in views; games that draw one show only the top card.
     draw_count: int = 1
+    #: Draws of a buried card allowed per game (None: the game has no such draw).
+    picks: int | None = None
     published: Published | None = None
 
     @abstractmethod

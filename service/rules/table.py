@@ -123,6 +123,7 @@ class Table:
     piles: tuple[Pile, ...]
     passes_left: int | None = None  # passes through the stock still allowed (None: unlimited)
     fan: int = 0  # cards of the latest draw still on the waste (draw three's visible fan)
+    picks_left: int | None = None  # draws of a buried card still allowed (None: no such draw)
 
     def pile(self, pile_id: str) -> Pile:
         return self.piles[self.layout.index[pile_id]]
@@ -135,16 +136,20 @@ class Table:
             self.piles if piles is None else piles,
             self.passes_left,
             self.fan if fan is None else fan,
+            self.picks_left,
         )
 
     def with_passes(self, passes_left: int | None) -> Table:
-        return Table(self.layout, self.piles, passes_left, self.fan)
+        return Table(self.layout, self.piles, passes_left, self.fan, self.picks_left)
+
+    def with_picks(self, picks_left: int | None) -> Table:
+        return Table(self.layout, self.piles, self.passes_left, self.fan, picks_left)
 
     def with_piles(self, changed: Mapping[int, Pile]) -> Table:
         piles = list(self.piles)
         for i, pile in changed.items():
             piles[i] = pile
-        return Table(self.layout, tuple(piles), self.passes_left, self.fan)
+        return self.but(piles=tuple(piles))
 
     def slots(self) -> Iterator[Slot]:
         """Every slot on the table, pile by pile, bottom first."""
@@ -162,6 +167,7 @@ def table(
     *,
     passes_left: int | None = None,
     fan: int = 0,
+    picks_left: int | None = None,
 ) -> Table:
     """A table with the named piles filled and every other pile empty."""
     given = piles or {}
@@ -169,7 +175,11 @@ def table(
     if unknown:
         raise ValueError(f"no such piles: {sorted(unknown)}")
     return Table(
-        layout, tuple(given.get(i, EMPTY) for i in layout.ids), passes_left=passes_left, fan=fan
+        layout,
+        tuple(given.get(i, EMPTY) for i in layout.ids),
+        passes_left=passes_left,
+        fan=fan,
+        picks_left=picks_left,
     )
 
 
@@ -223,7 +233,11 @@ def dealt_piles(sealed: Table) -> tuple[DealtPile, ...]:
 
 
 def from_dealt(
-    layout: Layout, shown: Iterable[DealtPile], passes_left: int | None, fan: int = 0
+    layout: Layout,
+    shown: Iterable[DealtPile],
+    passes_left: int | None,
+    fan: int = 0,
+    picks_left: int | None = None,
 ) -> Table:
     """The sealed table a deal's record describes: its face-down cards numbered in the
     canonical order :func:`seal` uses."""
@@ -238,7 +252,7 @@ def from_dealt(
         down = tuple(range(next_sealed, next_sealed + p.down))
         next_sealed += p.down
         piles.append(Pile((*down, *p.up), p.down))
-    return Table(layout, tuple(piles), passes_left, fan)
+    return Table(layout, tuple(piles), passes_left, fan, picks_left)
 
 
 def card_of(slot: Slot, hidden: Sequence[Card]) -> Card:

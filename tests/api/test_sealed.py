@@ -64,6 +64,15 @@ DEALS = {
     "forty-thieves": Deal(face_down=63, first_shown=41, per_draw=1, draws=3),
     # Upside-Down Pyramid: every column card face up; its 49-card stock is drawn three at a time.
     "upside-down-pyramid": Deal(face_down=49, first_shown=55, per_draw=3, draws=2),
+    # Salic Law: the hand is the deck less its Queens and first King of spades, drawn one at a
+    # time (the seed's first three cards are none of those).
+    "salic-law": Deal(face_down=95, first_shown=0, per_draw=1, draws=3),
+    # Three Shuffles and a Draw: every card face up, no stock; what stays secret is the seed
+    # its redeals shuffle with.
+    "three-shuffles": Deal(face_down=0, first_shown=0, per_draw=0, draws=0),
+    # La Nivernaise: 8 flank and 24 Line cards face up; a deal puts 4 stock cards on each of
+    # the 6 Line columns (this seed's first Ace of spades, flank:0's, lies deep in the stock).
+    "la-nivernaise": Deal(face_down=72, first_shown=31, per_draw=24, draws=1),
 }
 
 
@@ -107,7 +116,7 @@ def _deal(http: Http, variant: str, source: str) -> tuple[InPlay, dict[str, Any]
     assert dealt.status_code == 201, dealt.get_json()
     hidden = Counter(hidden_cards(rules, deck))
     assert hidden.total() == DEALS[variant].face_down
-    assert max(hidden.values()) <= rules.decks
+    assert max(hidden.values(), default=0) <= rules.decks
     game = InPlay(http, player, variant, dealt.get_json()["id"], deck, hidden, rules.decks)
     return game, dealt.get_json()
 

@@ -131,6 +131,9 @@ def test_each_paytable_states_m_its_units_and_the_formulas(http: Http, name: str
         "super-scorpion": 104,
         "forty-thieves": 104,
         "upside-down-pyramid": 104,
+        "salic-law": 88,
+        "three-shuffles": 48,
+        "la-nivernaise": 104,
     }
     assert units == expected_units[name]
     if name.startswith("vegas-"):

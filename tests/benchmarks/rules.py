@@ -22,11 +22,13 @@ from service import shuffle
 from service.games import GAMES as REGISTERED
 from service.games import game_named
 from service.paytable import default_paytables
+from service.rtp.simulate import play_one
 from service.rules.cards import Card
 
 GAMES = int(os.environ.get("BENCH_GAMES", "10000"))
 PER_GAME = int(os.environ.get("BENCH_GAMES_PER_GAME", "300"))
 MAX_COMMANDS = 120
+RTP_DEALS = int(os.environ.get("BENCH_RTP_DEALS", "40"))
 CACHE = Path(".data/bench") / f"games-{GAMES}-{shuffle.ALGORITHM.replace('/', '-')}-sealed.jsonl"
 PAYTABLE = default_paytables()["GBP"]
 
@@ -53,29 +55,30 @@ def _start(
 
 def play_random_game(
     index: int, variant: str | None = None
-) -> tuple[list[GameEvent], list[g.Command], tuple[Card, ...]]:
-    """One game of random legal commands, collected at the end; its events, its commands and
-    its sealed cards. Without a variant, Vegas draw one or three at random."""
+) -> tuple[list[GameEvent], list[g.Command], tuple[Card, ...], g.Shuffle]:
+    """One game of random legal commands, collected at the end; its events, its commands, its
+    sealed cards and its redeal shuffle. Without a variant, Vegas draw one or three at random."""
     rng = random.Random(index)
     state, events, seed, sealed = _start(index, rng, variant)
+    redeals = shuffle.redealer(seed, None)
     commands: list[g.Command] = []
     for _ in range(rng.randint(10, MAX_COMMANDS)):
         options = [c for c in g.legal_commands(state) if not isinstance(c, g.Collect)]
         if not options:
             break
         command = rng.choice(options)
-        new = g.decide(state, command, sealed)
+        new = g.decide(state, command, sealed, redeals)
         state = g.fold(new, state)
         events.extend(new)
         commands.append(command)
     collect = g.Collect(server_seed=seed.hex())
     events.extend(g.decide(state, collect))
     commands.append(collect)
-    return events, commands, sealed
+    return events, commands, sealed, redeals
 
 
 def _encoded_game(index: int) -> str:
-    events, _, _ = play_random_game(index)
+    events, *_ = play_random_game(index)
     return json.dumps([codec.encode(e) for e in events])
 
 
@@ -115,7 +118,7 @@ def run() -> Iterator[str]:
 
     sample = [play_random_game(i) for i in range(300)]
     yield f"decide+evolve: {_decide_evolve_us(sample):.1f} us mean per command"
-    states = [g.fold(recorded[:-1]) for recorded, _, _ in sample]
+    states = [g.fold(recorded[:-1]) for recorded, *_ in sample]
     started = time.perf_counter()
     for state in states:
         g.legal_commands(state)
@@ -124,7 +127,7 @@ def run() -> Iterator[str]:
 
     for game_id in REGISTERED:
         games = [play_random_game(i, game_id) for i in range(PER_GAME)]
-        played = [recorded for recorded, _, _ in games]
+        played = [recorded for recorded, *_ in games]
         count = sum(len(recorded) for recorded in played)
 
         def fold_these(these: list[list[GameEvent]] = played) -> None:
@@ -137,17 +140,35 @@ def run() -> Iterator[str]:
             f"fold {count / folded:,.0f} events/s ({PER_GAME} random games, {count} events)"
         )
 
+    yield from _rtp_rates()
 
-Sample = list[tuple[list[GameEvent], list[g.Command], tuple[Card, ...]]]
+
+def _rtp_rates() -> Iterator[str]:
+    """Deals per second one RTP-lab worker plays (``simulate.play_one``: deal, bot, decider),
+    per game; the slowest game bounds how long a measurement takes."""
+    rates: dict[str, float] = {}
+    for game_id in REGISTERED:
+        rates[game_id] = RTP_DEALS / _timed(
+            lambda g=game_id: [play_one(g, i) for i in range(RTP_DEALS)]
+        )
+    slowest = min(rates, key=rates.__getitem__)
+    listed = ", ".join(f"{game_id} {rate:,.0f}" for game_id, rate in rates.items())
+    yield (
+        f"RTP simulation, slowest game: {slowest} at {rates[slowest]:,.1f} deals/s per worker "
+        f"({RTP_DEALS} deals each; all, deals/s: {listed})"
+    )
+
+
+Sample = list[tuple[list[GameEvent], list[g.Command], tuple[Card, ...], g.Shuffle]]
 
 
 def _decide_evolve_us(sample: Sample) -> float:
     """One decide+evolve step, measured by re-deciding recorded commands on their states."""
     steps = 0
     started = time.perf_counter()
-    for recorded, commands, sealed in sample:
+    for recorded, commands, sealed, redeals in sample:
         state = g.fold(recorded[:2])
         for command in commands:
-            state = g.fold(g.decide(state, command, sealed), state)
+            state = g.fold(g.decide(state, command, sealed, redeals), state)
             steps += 1
     return (time.perf_counter() - started) / steps * 1e6

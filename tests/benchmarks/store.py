@@ -81,7 +81,7 @@ def _appends_per_second(container: Container, writers: int) -> float:
 
 
 def _load_and_fold_ms(container: Container) -> tuple[float, int]:
-    events, _, _ = play_random_game(7)
+    events, *_ = play_random_game(7)
     stream = f"game-{uuid.uuid4()}"
     with container.unit_of_work() as uow:
         meta = {"actor": "bench", "role": "player"}

@@ -230,7 +230,7 @@ def test_a_conflicting_writer_makes_the_service_reload_and_retry_once(
     interfered: list[int] = []
 
     def decide_with_interference(
-        state: g.Game, command: g.Command, sealed: Sequence[str] = ()
+        state: g.Game, command: g.Command, sealed: Sequence[str] = (), shuffle: Any = None
     ) -> list[Any]:
         if not interfered:
             interfered.append(state.version)
@@ -246,7 +246,7 @@ def test_a_conflicting_writer_makes_the_service_reload_and_retry_once(
                     state.version,
                 )
                 uow.commit()
-        return real_decide(state, command, sealed)
+        return real_decide(state, command, sealed, shuffle)
 
     monkeypatch.setattr("service.game_service.g.decide", decide_with_interference)
     loaded = world.c.games.play(as_player(player.player_id), game_id, g.Draw())

@@ -14,13 +14,16 @@ from events.catalog import (
     AutoMove,
     CardDrawn,
     CardMoved,
+    CardPicked,
     CardTurned,
     Collected,
     Dealt,
     DealtPile,
     GameEvent,
     PairRemoved,
+    PilesGathered,
     RemovedCard,
+    Reshuffled,
     StakePlaced,
     StockRecycled,
     Undone,
@@ -56,6 +59,9 @@ STABLE_NAMES = {
     Dealt: ("Dealt", 2),
     CardDrawn: ("CardDrawn", 3),
     StockRecycled: ("StockRecycled", 1),
+    PilesGathered: ("PilesGathered", 1),
+    Reshuffled: ("Reshuffled", 1),
+    CardPicked: ("CardPicked", 1),
     CardMoved: ("CardMoved", 1),
     CardTurned: ("CardTurned", 2),
     PairRemoved: ("PairRemoved", 1),
@@ -121,6 +127,16 @@ EXAMPLES: list[GameEvent] = [
     CardDrawn(source="stock", target="waste", cards=("3H", "4H", "KD")),
     StockRecycled(cards=24, passes_left=2),
     StockRecycled(cards=1, passes_left=None),
+    PilesGathered(
+        sources=("line:5", "line:4"), target="stock", cards=("KS", "KS", "2H"), passes_left=2
+    ),
+    Reshuffled(
+        label="redeal-1",
+        sources=("fan:0", "fan:1", "fan:2"),
+        piles=(DealtPile("fan:0", 0, ("7H", "2C", "QD")), DealtPile("fan:1", 0, ("5S",))),
+        passes_left=1,
+    ),
+    CardPicked(source="fan:3", index=0, card="7H", target="foundation:1", picks_left=0),
     CardMoved(source="waste", target="foundation:1", cards=("AH",)),
     CardMoved(source="tableau:6", target="tableau:0", cards=("QD", "JS", "TD", "9C")),
     CardMoved(source="foundation:3", target="tableau:2", cards=("7C",)),
@@ -173,7 +189,7 @@ def _valid(event: GameEvent) -> dict[str, Any]:
 
 
 def test_catalog_lists_each_event_type_once() -> None:
-    assert len(set(catalog.GAME_EVENT_TYPES)) == len(catalog.GAME_EVENT_TYPES) == 11
+    assert len(set(catalog.GAME_EVENT_TYPES)) == len(catalog.GAME_EVENT_TYPES) == 14
     assert set(catalog.GAME_EVENT_TYPES) == set(STABLE_NAMES)
 
 
@@ -353,6 +369,9 @@ REMOVED = PairRemoved(
 )
 UNDONE = Undone(action="move", moves=(UndoneMove("waste", "tableau:4", ("JS",)),))
 AUTO = _first(AutoCompleted)
+GATHERED = _first(PilesGathered)
+RESHUFFLED = _first(Reshuffled)
+PICKED = _first(CardPicked)
 COLLECTED = Collected(
     reason="player", winnings=2600, currency="GBP", units=52, server_seed=SEED_HEX
 )
@@ -511,6 +530,13 @@ def _money_and_deck_cases() -> list[tuple[str, tuple[str, int, dict[str, Any]]]]
         ("recycle of 0 cards", _bad(StockRecycled(cards=24, passes_left=2), cards=0)),
         ("negative passes left", _bad(StockRecycled(cards=24, passes_left=2), passes_left=-1)),
         ("empty auto-complete", _bad(AUTO, moves=[])),
+        ("a gathering of no pile", _bad(GATHERED, sources=[])),
+        ("a gathering of no card", _bad(GATHERED, cards=[])),
+        ("a label with spaces", _bad(RESHUFFLED, label="redeal 1")),
+        ("a reshuffle without piles", _bad(RESHUFFLED, piles=None)),
+        ("a pick at a negative index", _bad(PICKED, index=-1)),
+        ("a pick of no card", _bad(PICKED, card="1H")),
+        ("negative picks left", _bad(PICKED, picks_left=-1)),
     ],
     ids=lambda x: x if isinstance(x, str) else "",
 )

@@ -31,6 +31,7 @@ from hypothesis.stateful import (
 from events import codec
 from events.catalog import (
     CardMoved,
+    CardPicked,
     Collected,
     Dealt,
     DealtPile,
@@ -43,11 +44,20 @@ from events.catalog import (
 from service import errors, shuffle
 from service import game as g
 from service.errors import RuleViolation
-from service.games import GAMES, forty_thieves, golf, pyramid, upside_down_pyramid
+from service.games import (
+    GAMES,
+    forty_thieves,
+    golf,
+    la_nivernaise,
+    pyramid,
+    salic_law,
+    three_shuffles,
+    upside_down_pyramid,
+)
 from service.games.scorpion import Scorpion
 from service.paytable import default_paytables, winnings
 from service.rules import fold as table_fold
-from service.rules.building import alternate_colour_down, same_suit_up
+from service.rules.building import alternate_colour_down, same_suit_down, same_suit_up
 from service.rules.cards import Card, canonical_deck
 from service.rules.game import GameRules
 from service.rules.table import Table, dealt_piles, seal, unseal
@@ -56,7 +66,7 @@ from service.views import player_view
 from tests.builders import GBP, postings_for, recorded
 
 STAKE = 520
-SIMPLE: tuple[g.PlayAction, ...] = (g.Draw(), g.Recycle(), g.Undo())
+SIMPLE: tuple[g.PlayAction, ...] = (g.Draw(), g.Recycle(), g.Redeal(), g.Undo())
 PAYTABLES = default_paytables()
 #: Pile ids no game lays out, and Klondike's "whichever foundation fits".
 JUNK_PILES = ("nowhere", "tableau:7", "foundation:4", "pyramid:28", "Stock", "", "foundation")
@@ -98,7 +108,7 @@ class GameMachine(RuleBasedStateMachine):
 
     def _apply(self, command: g.Command) -> list[GameEvent]:
         """Decide and fold one command, checking each new event survives the codec."""
-        new = g.decide(self.game, command, self.sealed)
+        new = g.decide(self.game, command, self.sealed, shuffle.redealer(self.seed, None))
         assert new, f"{command!r} succeeded but recorded nothing"
         for event in new:
             assert _round_trip(event) == event
@@ -134,7 +144,7 @@ class GameMachine(RuleBasedStateMachine):
 
     def _accepts(self, command: g.Command) -> bool:
         try:
-            g.decide(self.game, command, self.sealed)
+            g.decide(self.game, command, self.sealed, shuffle.redealer(self.seed, None))
         except RuleViolation:
             return False
         return True
@@ -224,7 +234,7 @@ class GameMachine(RuleBasedStateMachine):
         for command in choices:
             if isinstance(command, g.Undo | g.Turn):
                 continue
-            new = g.decide(self.game, command, self.sealed)
+            new = g.decide(self.game, command, self.sealed, shuffle.redealer(self.seed, None))
             if g.fold(new, self.game).units > units:
                 found.append(command)
         assert _table(self.game) is table
@@ -306,7 +316,7 @@ class GameMachine(RuleBasedStateMachine):
 
     # --- arbitrary, often illegal, commands -----------------------------------------------------
 
-    @rule(data=st.data(), kind=st.sampled_from(("move", "move", "remove", "turn", "other")))
+    @rule(data=st.data(), kind=st.sampled_from(("move", "move", "remove", "turn", "pick", "other")))
     def try_a_random_command(self, data: st.DataObject, kind: str) -> None:
         """Any command, mostly illegal: one the rules accept is one they list."""
         own = st.sampled_from(self._piles())
@@ -335,6 +345,16 @@ class GameMachine(RuleBasedStateMachine):
                 removed = new[0]
                 assert isinstance(removed, PairRemoved)
                 assert tuple(c.source for c in removed.cards) == removal.piles
+        elif kind == "pick":
+            pick = g.Pick(data.draw(piles), data.draw(st.sampled_from(self.deck)), data.draw(piles))
+            new = self._try(pick)
+            if new is not None:
+                picked = new[0]
+                assert isinstance(picked, CardPicked)
+                # What the rules accept is listed, with the pile it landed on.
+                assert g.Pick(pick.source, pick.card, picked.target) in legal
+            elif pick in legal:
+                raise AssertionError(f"{pick} is listed but refused")
         else:
             command: g.PlayAction = (
                 g.Turn(data.draw(piles)) if kind == "turn" else data.draw(st.sampled_from(SIMPLE))
@@ -363,6 +383,10 @@ class GameMachine(RuleBasedStateMachine):
             assert self._accepts(g.Remove(piles)) == listed, piles
         for pile in ids:
             assert self._accepts(g.Turn(pile)) == (g.Turn(pile) in legal), pile
+        for card in {c for c in table.pile(source).cards if isinstance(c, str)}:
+            for target in ids:
+                pick = g.Pick(source, card, target)
+                assert self._accepts(pick) == (pick in legal), pick
         for simple in SIMPLE:
             assert self._accepts(simple) == (simple in legal), simple
         for offered in legal:
@@ -480,6 +504,56 @@ class GameMachine(RuleBasedStateMachine):
                 assert table.piles[i].down == 0  # every column card lies face up
                 # What is left of the deal (at most 10 cards), then a run built down on it.
                 assert len(table.piles[i].cards) <= max(upside_down_pyramid.HEIGHTS) + 12
+
+        if rules.family == "salic-law":
+            hand = table.pile(salic_law.HAND)
+            assert hand.down == len(hand.cards)  # drawn one at a time, never turned
+            queens = table.pile(salic_law.QUEENS)  # set aside at the deal, in deck order, for good
+            assert (queens.cards, queens.down) == (tuple(c for c in self.deck if c[0] == "Q"), 0)
+            for i in salic_law.F:
+                pile = table.piles[i].cards
+                assert pile == table.piles[i].up
+                for n, card in enumerate(pile):  # each foundation: Ace up to Jack, any suit
+                    assert salic_law.builds_up_to_jack(str(card), str(pile[n - 1]) if n else None)
+            columns = [table.piles[i] for i in salic_law.T]
+            used = [bool(column.cards) for column in columns]
+            assert used == sorted(used, reverse=True)  # started left to right, never emptied
+            assert columns[0].cards[0] == salic_law.FIRST_KING
+            for column in columns:
+                assert column.down == 0
+                kings = [n for n, card in enumerate(column.up) if card[0] == "K"]
+                assert kings == ([0] if column.cards else [])  # its King heads it, never moves
+
+        if rules.family == "three-shuffles":
+            assert table.picks_left in (0, 1)  # the Draw, once per game
+            for suit, i in zip("SHDC", three_shuffles.F, strict=True):
+                pile = table.piles[i].cards  # its suit's Ace (there from the deal) up
+                assert pile[0] == "A" + suit
+                for n, card in enumerate(pile):
+                    assert same_suit_up(str(card), str(pile[n - 1]) if n else None), pile
+            for i in three_shuffles.T:
+                assert table.piles[i].down == 0  # every card lies face up
+        if rules.family == "la-nivernaise":
+            stock = table.pile(la_nivernaise.STOCK)
+            assert stock.down == len(stock.cards)  # dealt onto the Line, never turned
+            founded: list[tuple[bool, str]] = []
+            for f, i in enumerate(la_nivernaise.F):
+                pile = table.piles[i].up
+                assert pile == table.piles[i].cards
+                rising = la_nivernaise.builds_up(f)
+                builds = same_suit_up if rising else same_suit_down
+                for n, card in enumerate(pile):  # one suit: Ace up (0-3) or King down (4-7)
+                    assert builds(card, pile[n - 1]) if n else card[0] == ("A" if rising else "K")
+                founded.extend((rising, pile[0][1]) for _ in pile[:1])
+            assert len(set(founded)) == len(founded)  # each suit: one up, one down at most
+            for i in la_nivernaise.FL:
+                assert len(table.piles[i].cards) <= 1  # a flank holds one card
+                assert table.piles[i].down == 0
+            for i in la_nivernaise.L:
+                assert table.piles[i].down == 0  # the Line lies face up
+                assert table.piles[i].cards or not stock.cards  # an emptied column refills
+        if rules.picks is None:
+            assert table.picks_left is None
 
     def player_view_never_names_a_sealed_card(self) -> None:
         table = _table(self.game)

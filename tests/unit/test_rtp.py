@@ -74,7 +74,8 @@ def test_the_bot_plays_only_legal_actions_and_never_reads_a_sealed_card(game_id:
     choose, version = bot_for(rules)
     assert version.endswith("/1")
     for index in range(3):
-        deck = shuffle.derive_deck(simulate.deal_seed(game_id, index), None, rules.decks)
+        seed = simulate.deal_seed(game_id, index)
+        deck = shuffle.derive_deck(seed, None, rules.decks)
         start = g.StartGame("sim", "bot", game_id, 520, simulate._TABLE, deck, "x", "", None, False)
         state = g.fold(g.decide(g.INITIAL, start))
         sealed = g.hidden_cards(rules, deck)
@@ -86,4 +87,4 @@ def test_the_bot_plays_only_legal_actions_and_never_reads_a_sealed_card(game_id:
             if action is None or state.status != "in_progress":
                 break
             assert action in legal
-            state = g.fold(g.decide(state, action, sealed), state)
+            state = g.fold(g.decide(state, action, sealed, shuffle.redealer(seed, None)), state)

@@ -14,6 +14,7 @@ import pytest
 
 from service import shuffle
 from service.games import VEGAS_DRAW1
+from service.games.three_shuffles import FAN_PILES, THREE_SHUFFLES
 from service.rules.cards import ALL_CARDS, CANONICAL_DECK, Card, is_deck
 
 SPEC = Path(shuffle.__file__).with_name("SHUFFLE.md").read_text()
@@ -268,3 +269,55 @@ def _modulo_biased(seed: bytes) -> tuple[Card, ...]:
 def test_the_bias_check_catches_a_modulo_biased_shuffle() -> None:
     """The fairness test has teeth: the same check rejects a shuffle with modulo bias."""
     assert not _unbiased(_position_counts(_modulo_biased))
+
+
+# --- redeals ------------------------------------------------------------------------------------
+
+
+def _spec_redeal_blocks() -> list[list[str]]:
+    """The three-line card blocks of SHUFFLE.md's redeal example (gathered, then shuffled)."""
+    line = r"(?:[2-9TJQKA][SHDC] ?)+"
+    return [b.split() for b in re.findall(rf"```\n({line}\n{line}\n{line})\n```", SPEC)]
+
+
+def test_spec_redeal_example_is_what_the_code_derives() -> None:
+    dealt = THREE_SHUFFLES.deal(EXAMPLE_DECK)
+    gathered = [c for p in FAN_PILES for c in dealt.pile(p).up]
+    shuffled = shuffle.redeal(EXAMPLE_SEED, None, "redeal-1", gathered)
+    assert _spec_redeal_blocks() == [gathered, list(shuffled)]
+    message = b"vegas-solitaire/redeal/1\x00\x00redeal-1\x00" + (0).to_bytes(8, "big")
+    assert f"`{message.hex()}`" in SPEC
+    assert f"`{hmac.new(EXAMPLE_SEED, message, hashlib.sha256).hexdigest()}`" in SPEC
+
+
+def test_a_redeal_is_a_permutation_keyed_by_seed_client_seed_and_label() -> None:
+    cards = list(CANONICAL_DECK[:30])
+    first = shuffle.redeal(EXAMPLE_SEED, None, "redeal-1", cards)
+    assert Counter(first) == Counter(cards)
+    assert first == shuffle.redeal(EXAMPLE_SEED, None, "redeal-1", cards)  # deterministic
+    assert first != shuffle.redeal(EXAMPLE_SEED, None, "redeal-2", cards)
+    assert first != shuffle.redeal(EXAMPLE_SEED, "lucky", "redeal-1", cards)
+    assert first != shuffle.redeal(bytes(32), None, "redeal-1", cards)
+    # Its own word stream: not the deal's shuffle of the same cards.
+    assert shuffle.redeal(EXAMPLE_SEED, None, "redeal-1", CANONICAL_DECK) != tuple(EXAMPLE_DECK)
+    assert shuffle.redealer(EXAMPLE_SEED, None)("redeal-1", cards) == first
+
+
+@pytest.mark.parametrize("label", ["", "Redeal-1", "redeal 1", "x" * 33])
+def test_a_redeal_label_is_1_to_32_of_lowercase_digits_and_dashes(label: str) -> None:
+    with pytest.raises(ValueError, match="redeal label"):
+        shuffle.redeal(EXAMPLE_SEED, None, label, ["AS", "2S"])
+
+
+def test_redeals_have_no_position_bias() -> None:
+    """Each of 12 cards lands in each of 12 places about equally often over 12,000 redeals."""
+    cards = list(CANONICAL_DECK[:12])
+    counts: Counter[tuple[Card, int]] = Counter()
+    runs = 12_000
+    for n in range(runs):
+        seed = hashlib.sha256(n.to_bytes(4, "big")).digest()
+        for place, card in enumerate(shuffle.redeal(seed, None, "redeal-1", cards)):
+            counts[card, place] += 1
+    expected = runs / 12
+    # 144 cells, each binomial(12000, 1/12): sd ~ 30; 5 sd is far beyond chance.
+    assert all(abs(counts[c, p] - expected) < 5 * 30.3 for c in cards for p in range(12))

@@ -25,7 +25,8 @@ def test_the_fold_numbers_sealed_cards_exactly_as_the_server_sealed_them(game_id
     dealt = rules.deal(shuffle.derive_deck(SEED, None, rules.decks))
     sealed, hidden = seal(dealt)
     # What the Dealt event records (face-up cards and counts) folds back to the same numbers.
-    assert from_dealt(rules.layout, dealt_piles(sealed), rules.passes) == sealed
+    shown = dealt_piles(sealed)
+    assert from_dealt(rules.layout, shown, rules.passes, picks_left=rules.picks) == sealed
     assert unseal(sealed, hidden) == dealt
     assert len(hidden) == sum(p.down for p in dealt.piles)
 
