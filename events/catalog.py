@@ -24,7 +24,7 @@ class StakePlaced:
     floor(units x stake x multiplier / max_units)."""
 
     TYPE: ClassVar[str] = "StakePlaced"
-    VERSION: ClassVar[int] = 2  # v1 recorded Vegas's draw count, passes and win rate
+    VERSION: ClassVar[int] = 3  # v1 recorded Vegas's draw count, passes and win rate; v2 no duel
 
     game_id: str
     player_id: str
@@ -37,6 +37,9 @@ class StakePlaced:
     paytable_version: int
     rules_version: str
     certification: bool = False
+    #: A duel seat's game: the stake is the duel's entry fee, paid into the duel's pot by the
+    #: duel's stream, so this game moves no money itself. None for every other game.
+    duel_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,18 @@ class Dealt:
     client_seed: str | None = None
     piles: tuple[DealtPile, ...] | None = None  # None only for a v1 deal, which has ``deck``
     deck: tuple[Card, ...] | None = None  # only v1 deals recorded it (before sealing)
+
+
+@dataclass(frozen=True, slots=True)
+class ClockStarted:
+    """A timed game's clock started at its deal, by the server's clock: no command is accepted
+    after ``deadline`` (ISO 8601, UTC)."""
+
+    TYPE: ClassVar[str] = "ClockStarted"
+    VERSION: ClassVar[int] = 1
+
+    started_at: str
+    deadline: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,14 +230,16 @@ class Collected:
     """The game ended and its winnings were paid; the seed (or given deck) is revealed here."""
 
     TYPE: ClassVar[str] = "Collected"
-    VERSION: ClassVar[int] = 2  # v1 counted foundation cards, the only units Vegas has
+    VERSION: ClassVar[int] = 3  # v1 counted foundation cards; v2 had no server-clock time
 
-    reason: str  # "player" or "timeout"
+    reason: str  # "player", "timeout", or (a timed game won) "finished"
     winnings: int
     currency: str
     units: int
     server_seed: str | None = None  # hex; None for a certification game given a deck
     deck: tuple[Card, ...] | None = None  # the given deck, revealed; None for a seed
+    #: A timed game: when it ended by the server's clock (ISO 8601, UTC); None otherwise.
+    ended_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +253,109 @@ class Voided:
     refund: int
     currency: str
     server_seed: str | None = None
+    deck: tuple[Card, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DuelOpened:
+    """A classic duel (seed 003) opened for ``seats`` players at one entry fee, under a
+    published duel paytable. Every seat plays the deck of one server seed, committed here and
+    revealed when the duel settles or is cancelled."""
+
+    TYPE: ClassVar[str] = "DuelOpened"
+    VERSION: ClassVar[int] = 1
+
+    duel_id: str
+    variant: str  # the seats' game, e.g. "klondike-duel"
+    rules_version: str
+    currency: str
+    fee: int
+    seats: int
+    rake: str  # the operator's share of the pot, a decimal fraction: "0.1"
+    paytable_id: str
+    paytable_version: int
+    shuffle_algorithm: str
+    seed_commitment: str
+    opened_at: str  # server clock, ISO 8601 UTC
+    fill_by: str  # cancelled and refunded if not full by then
+    certification: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTaken:
+    """A player took a seat and paid the entry fee into the duel's pot."""
+
+    TYPE: ClassVar[str] = "SeatTaken"
+    VERSION: ClassVar[int] = 1
+
+    seat: int  # 0-based, in the order seats were taken
+    player_id: str
+    fee: int
+    taken_at: str  # server clock, ISO 8601 UTC
+
+
+@dataclass(frozen=True, slots=True)
+class SeatDealt:
+    """A seat's game was dealt: its own stream, its own five minutes."""
+
+    TYPE: ClassVar[str] = "SeatDealt"
+    VERSION: ClassVar[int] = 1
+
+    seat: int
+    game_id: str
+    deadline: str  # server clock, ISO 8601 UTC
+
+
+@dataclass(frozen=True, slots=True)
+class SeatFinished:
+    """A seat's game ended (won, stopped by its player, or out of time) with its points, worked
+    out from the game's events by seed 003's table."""
+
+    TYPE: ClassVar[str] = "SeatFinished"
+    VERSION: ClassVar[int] = 1
+
+    seat: int
+    game_id: str | None  # None: the seat never dealt its game in time, and scores nothing
+    points: int
+    units: int  # cards on the foundations
+    reason: str  # "finished", "player", "timeout", or "not-dealt"
+    ended_at: str  # server clock, ISO 8601 UTC
+
+
+@dataclass(frozen=True, slots=True)
+class Payout:
+    seat: int
+    player_id: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class DuelSettled:
+    """Every seat finished: the pot less the rake went to the best score (split on a tie), and
+    the seed is revealed."""
+
+    TYPE: ClassVar[str] = "DuelSettled"
+    VERSION: ClassVar[int] = 1
+
+    pot: int
+    rake: int
+    payouts: tuple[Payout, ...]
+    server_seed: str | None  # hex; None for a certification duel given a deck
+    deck: tuple[Card, ...] | None = None  # a certification duel's given deck, revealed
+
+
+@dataclass(frozen=True, slots=True)
+class DuelCancelled:
+    """The duel did not fill in time (or an operator voided it): every fee went back to its
+    player, and the seed is revealed."""
+
+    TYPE: ClassVar[str] = "DuelCancelled"
+    VERSION: ClassVar[int] = 1
+
+    reason: str  # "not-filled", or the operator's reason for a void
+    refunds: tuple[Payout, ...]
+    voided: bool
+    server_seed: str | None
     deck: tuple[Card, ...] | None = None
 
 
@@ -290,6 +410,7 @@ class PreferencesChanged:
 GameEvent = (
     StakePlaced
     | Dealt
+    | ClockStarted
     | CardDrawn
     | StockRecycled
     | PilesGathered
@@ -307,6 +428,7 @@ GameEvent = (
 GAME_EVENT_TYPES: tuple[type[GameEvent], ...] = (
     StakePlaced,
     Dealt,
+    ClockStarted,
     CardDrawn,
     StockRecycled,
     PilesGathered,
@@ -323,6 +445,17 @@ GAME_EVENT_TYPES: tuple[type[GameEvent], ...] = (
 
 PlayerEvent = PlayerRegistered | FundsDeposited | FundsWithdrawn | PreferencesChanged
 
+DuelEvent = DuelOpened | SeatTaken | SeatDealt | SeatFinished | DuelSettled | DuelCancelled
+
+DUEL_EVENT_TYPES: tuple[type[DuelEvent], ...] = (
+    DuelOpened,
+    SeatTaken,
+    SeatDealt,
+    SeatFinished,
+    DuelSettled,
+    DuelCancelled,
+)
+
 PLAYER_EVENT_TYPES: tuple[type[PlayerEvent], ...] = (
     PlayerRegistered,
     FundsDeposited,
@@ -330,5 +463,7 @@ PLAYER_EVENT_TYPES: tuple[type[PlayerEvent], ...] = (
     PreferencesChanged,
 )
 
-AnyEvent = GameEvent | PlayerEvent
-ALL_EVENT_TYPES: tuple[type[AnyEvent], ...] = GAME_EVENT_TYPES + PLAYER_EVENT_TYPES
+AnyEvent = GameEvent | PlayerEvent | DuelEvent
+ALL_EVENT_TYPES: tuple[type[AnyEvent], ...] = (
+    GAME_EVENT_TYPES + PLAYER_EVENT_TYPES + DUEL_EVENT_TYPES
+)

@@ -13,7 +13,7 @@ from typing import Any
 from marshmallow import ValidationError
 
 from events import catalog
-from events.catalog import GAME_EVENT_TYPES, AnyEvent, GameEvent
+from events.catalog import DUEL_EVENT_TYPES, GAME_EVENT_TYPES, AnyEvent, DuelEvent, GameEvent
 from events.schemas import SCHEMAS
 
 EventData = dict[str, Any]
@@ -46,6 +46,11 @@ def _stake_placed_v1_to_v2(data: EventData) -> EventData:
         "multiplier": "5",
         "max_units": 52,
     }
+
+
+def _stake_placed_v2_to_v3(data: EventData) -> EventData:
+    # Duels came with v3: every earlier game was an ordinary one.
+    return {**data, "duel_id": None}
 
 
 def _dealt_v1_to_v2(data: EventData) -> EventData:
@@ -82,6 +87,11 @@ def _collected_v1_to_v2(data: EventData) -> EventData:
     return {**_without(data, "foundation_count"), "units": data["foundation_count"], "deck": None}
 
 
+def _collected_v2_to_v3(data: EventData) -> EventData:
+    # Timed games came with v3; no earlier game had a clock.
+    return {**data, "ended_at": None}
+
+
 def _voided_v1_to_v2(data: EventData) -> EventData:
     return {**data, "deck": None}
 
@@ -89,12 +99,14 @@ def _voided_v1_to_v2(data: EventData) -> EventData:
 #: (type name, version) -> function producing the data of version + 1.
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("StakePlaced", 1): _stake_placed_v1_to_v2,
+    ("StakePlaced", 2): _stake_placed_v2_to_v3,
     ("Dealt", 1): _dealt_v1_to_v2,
     ("CardDrawn", 1): _card_drawn_v1_to_v2,
     ("CardDrawn", 2): _card_drawn_v2_to_v3,
     ("CardTurned", 1): _card_turned_v1_to_v2,
     ("Undone", 1): _undone_v1_to_v2,
     ("Collected", 1): _collected_v1_to_v2,
+    ("Collected", 2): _collected_v2_to_v3,
     ("Voided", 1): _voided_v1_to_v2,
 }
 
@@ -145,4 +157,12 @@ def decode_game(type_name: str, version: int, data: Mapping[str, Any]) -> GameEv
     event = decode(type_name, version, data)
     if not isinstance(event, GAME_EVENT_TYPES):
         raise UnknownEvent(f"{type_name} is not a game event")
+    return event
+
+
+def decode_duel(type_name: str, version: int, data: Mapping[str, Any]) -> DuelEvent:
+    """Like :func:`decode`, for a duel stream: any other kind of event is refused."""
+    event = decode(type_name, version, data)
+    if not isinstance(event, DUEL_EVENT_TYPES):
+        raise UnknownEvent(f"{type_name} is not a duel event")
     return event

@@ -65,6 +65,7 @@ class StakePlacedSchema(EventSchema):
     paytable_version = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
     rules_version = fields.String(required=True)
     certification = fields.Boolean(required=True)
+    duel_id = fields.String(required=True, allow_none=True, validate=validate.Length(1, 64))
 
 
 class DealtPileSchema(EventSchema):
@@ -90,6 +91,20 @@ class DealtSchema(EventSchema):
             raise ValidationError("a deal records its piles, or (before sealing) its deck")
         if data.get("piles") is not None and data.get("seed_commitment") is None:
             raise ValidationError("a sealed deal commits to its seed or deck", "seed_commitment")
+
+
+#: Server-clock times as recorded: ISO 8601 in UTC, to the microsecond ("...T20:10:00.000000Z").
+INSTANT = validate.Regexp(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z\Z")
+
+
+def _instant(**kwargs: Any) -> fields.String:
+    return fields.String(required=True, validate=INSTANT, **kwargs)
+
+
+class ClockStartedSchema(EventSchema):
+    event_class = catalog.ClockStarted
+    started_at = _instant()
+    deadline = _instant()
 
 
 class CardDrawnSchema(EventSchema):
@@ -192,12 +207,15 @@ class AutoCompletedSchema(EventSchema):
 
 class CollectedSchema(EventSchema):
     event_class = catalog.Collected
-    reason = fields.String(required=True, validate=validate.OneOf(("player", "timeout")))
+    reason = fields.String(
+        required=True, validate=validate.OneOf(("player", "timeout", "finished"))
+    )
     winnings = fields.Integer(required=True, strict=True, validate=NON_NEGATIVE)
     currency = fields.String(required=True, validate=CURRENCY)
     units = fields.Integer(required=True, strict=True, validate=validate.Range(0, 104))
     server_seed = fields.String(required=True, allow_none=True, validate=HEX_256)
     deck = fields.List(_card(), required=True, allow_none=True, validate=_deck_length)
+    ended_at = fields.String(required=True, allow_none=True, validate=INSTANT)
 
 
 class VoidedSchema(EventSchema):
@@ -205,6 +223,77 @@ class VoidedSchema(EventSchema):
     reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
     refund = fields.Integer(required=True, strict=True, validate=NON_NEGATIVE)
     currency = fields.String(required=True, validate=CURRENCY)
+    server_seed = fields.String(required=True, allow_none=True, validate=HEX_256)
+    deck = fields.List(_card(), required=True, allow_none=True, validate=_deck_length)
+
+
+class DuelOpenedSchema(EventSchema):
+    event_class = catalog.DuelOpened
+    duel_id = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    variant = fields.String(required=True, validate=validate.Length(min=1, max=32))
+    rules_version = fields.String(required=True)
+    currency = fields.String(required=True, validate=CURRENCY)
+    fee = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    seats = fields.Integer(required=True, strict=True, validate=validate.Range(2, 100))
+    rake = fields.String(required=True, validate=validate.Regexp(r"^0(\.[0-9]{1,4})?\Z"))
+    paytable_id = fields.String(required=True)
+    paytable_version = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    shuffle_algorithm = fields.String(required=True)
+    seed_commitment = fields.String(required=True, validate=HEX_256)
+    opened_at = _instant()
+    fill_by = _instant()
+    certification = fields.Boolean(required=True)
+
+
+class SeatTakenSchema(EventSchema):
+    event_class = catalog.SeatTaken
+    seat = fields.Integer(required=True, strict=True, validate=validate.Range(0, 99))
+    player_id = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    fee = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    taken_at = _instant()
+
+
+class SeatDealtSchema(EventSchema):
+    event_class = catalog.SeatDealt
+    seat = fields.Integer(required=True, strict=True, validate=validate.Range(0, 99))
+    game_id = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    deadline = _instant()
+
+
+class SeatFinishedSchema(EventSchema):
+    event_class = catalog.SeatFinished
+    seat = fields.Integer(required=True, strict=True, validate=validate.Range(0, 99))
+    game_id = fields.String(required=True, allow_none=True, validate=validate.Length(min=1, max=64))
+    points = fields.Integer(required=True, strict=True)
+    units = fields.Integer(required=True, strict=True, validate=validate.Range(0, 104))
+    reason = fields.String(
+        required=True,
+        validate=validate.OneOf(("finished", "player", "timeout", "not-dealt")),
+    )
+    ended_at = _instant()
+
+
+class PayoutSchema(EventSchema):
+    event_class = catalog.Payout
+    seat = fields.Integer(required=True, strict=True, validate=validate.Range(0, 99))
+    player_id = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    amount = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+
+
+class DuelSettledSchema(EventSchema):
+    event_class = catalog.DuelSettled
+    pot = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    rake = fields.Integer(required=True, strict=True, validate=NON_NEGATIVE)
+    payouts = fields.List(fields.Nested(PayoutSchema), required=True)
+    server_seed = fields.String(required=True, allow_none=True, validate=HEX_256)
+    deck = fields.List(_card(), required=True, allow_none=True, validate=_deck_length)
+
+
+class DuelCancelledSchema(EventSchema):
+    event_class = catalog.DuelCancelled
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
+    refunds = fields.List(fields.Nested(PayoutSchema), required=True)
+    voided = fields.Boolean(required=True)
     server_seed = fields.String(required=True, allow_none=True, validate=HEX_256)
     deck = fields.List(_card(), required=True, allow_none=True, validate=_deck_length)
 
@@ -251,6 +340,13 @@ SCHEMAS: dict[type[Any], Schema] = {
         AutoCompletedSchema,
         CollectedSchema,
         VoidedSchema,
+        ClockStartedSchema,
+        DuelOpenedSchema,
+        SeatTakenSchema,
+        SeatDealtSchema,
+        SeatFinishedSchema,
+        DuelSettledSchema,
+        DuelCancelledSchema,
         PlayerRegisteredSchema,
         FundsDepositedSchema,
         FundsWithdrawnSchema,

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
+from service.duel import DuelPaytable, default_duel_paytables, duel_paytables_from_config
 from service.paytable import Paytable, default_paytables, paytables_from_config
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +52,9 @@ class Settings:
     #: How often beat runs the idle collector and the finance projector, in seconds.
     idle_check_every: float = 60.0
     projector_every: float = 30.0
+    #: How often beat sweeps duels (fill times, seats' clocks, settlements), in seconds.
+    duel_sweep_every: float = 5.0
+    duel_paytables: Mapping[str, DuelPaytable] = field(default_factory=default_duel_paytables)
 
     @property
     def is_production(self) -> bool:
@@ -75,6 +79,13 @@ class Settings:
                 paytables = paytables_from_config(entries)
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 raise ConfigError(f"PAYTABLES_FILE: {exc}") from exc
+        duel_paytables = default_duel_paytables()
+        if env.get("DUEL_PAYTABLES_FILE"):
+            try:
+                entries = json.loads(Path(env["DUEL_PAYTABLES_FILE"]).read_text())
+                duel_paytables = duel_paytables_from_config(entries)
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise ConfigError(f"DUEL_PAYTABLES_FILE: {exc}") from exc
         try:
             return cls(
                 environment=environment,
@@ -98,6 +109,8 @@ class Settings:
                 big_win_threshold=int(env.get("BIG_WIN_THRESHOLD", "100000")),
                 idle_check_every=float(env.get("IDLE_CHECK_EVERY_SECONDS", "60")),
                 projector_every=float(env.get("PROJECTOR_EVERY_SECONDS", "30")),
+                duel_sweep_every=float(env.get("DUEL_SWEEP_EVERY_SECONDS", "5")),
+                duel_paytables=duel_paytables,
             )
         except ValueError as exc:
             raise ConfigError(f"a numeric setting is not a number: {exc}") from exc

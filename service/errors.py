@@ -16,7 +16,16 @@ class RuleViolation(Exception):
         self.detail = detail
 
 
+class TimeUp(RuleViolation):
+    """A timed game's clock ran out: no command is accepted after its deadline."""
+
+    def __init__(self, deadline: str) -> None:
+        super().__init__(TIME_UP, f"the game's time ran out at {deadline}; it is over")
+        self.deadline = deadline
+
+
 # Game lifecycle
+TIME_UP = "time-up"
 GAME_NOT_STARTED = "game-not-started"
 GAME_ALREADY_STARTED = "game-already-started"
 GAME_OVER = "game-over"
@@ -75,6 +84,23 @@ EMPTY_FAN = "empty-fan"  # three shuffles: an empty fan stays empty
 NO_PICKS_LEFT = "no-picks-left"  # three shuffles: the Draw of a buried card is used
 CARD_NOT_IN_PILE = "card-not-in-pile"  # the Draw names a card its pile does not hold
 NOT_BURIED = "not-buried"  # the Draw is of a buried card; a top card is moved
+
+# Duels
+FEE_NOT_OFFERED = "fee-not-offered"
+SEATS_OUT_OF_RANGE = "seats-out-of-range"
+DUEL_NOT_OPEN = "duel-not-open"
+DUEL_ALREADY_OPEN = "duel-already-open"
+DUEL_OVER = "duel-over"
+DUEL_FULL = "duel-full"
+DUEL_EXPIRED = "duel-expired"  # its time to fill ran out
+DUEL_NOT_EXPIRED = "duel-not-expired"
+DUEL_NOT_FULL = "duel-not-full"
+DUEL_NOT_FINISHED = "duel-not-finished"
+ALREADY_SEATED = "already-seated"
+NOT_SEATED = "not-seated"
+SEAT_ALREADY_DEALT = "seat-already-dealt"
+SEAT_FINISHED = "seat-finished"
+DEAL_EXPIRED = "deal-expired"  # a seat's time to deal its game ran out
 
 # Turning and undo
 NOTHING_TO_TURN = "nothing-to-turn"

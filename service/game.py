@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from functools import reduce
 from typing import Literal
 
@@ -20,6 +21,7 @@ from events.catalog import (
     CardMoved,
     CardPicked,
     CardTurned,
+    ClockStarted,
     Collected,
     Dealt,
     GameEvent,
@@ -34,7 +36,8 @@ from events.catalog import (
 )
 from events.catalog import DealtPile as DealtPileEvent
 from service import errors, shuffle
-from service.errors import RuleViolation
+from service.clock import instant, parse_instant
+from service.errors import RuleViolation, TimeUp
 from service.games import game_named
 from service.paytable import Paytable, winnings
 from service.rules import fold as table_fold
@@ -101,11 +104,14 @@ class StartGame:
     seed_commitment: str
     client_seed: str | None = None
     certification: bool = False
+    duel_id: str | None = None  # a duel seat's game: its money is the duel's
+    now: datetime | None = None  # the server's clock at the deal (a timed game's start)
+    duel_paytable: tuple[str, int] | None = None  # a seat's: its duel paytable's id, version
 
 
 @dataclass(frozen=True, slots=True)
 class Collect:
-    reason: Literal["player", "timeout"] = "player"
+    reason: Literal["player", "timeout", "finished"] = "player"  # finished: a timed game won
     server_seed: str | None = None  # hex; must match the commitment of a seeded game
     deck: tuple[Card, ...] | None = None  # a given deck, revealed; must match its commitment
     NAME = "collect"
@@ -163,6 +169,8 @@ class GameInfo:
     seed_commitment: str | None = None
     client_seed: str | None = None
     legacy_deck: tuple[Card, ...] | None = None  # recorded in clear by v1 deals only
+    duel_id: str | None = None
+    deadline: datetime | None = None  # a timed game: no command after this
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +201,7 @@ class Game:
     def winnings(self) -> int:
         """What collecting now would pay: floor(units x stake x M / max_units)."""
         info = self.info
-        if info is None:
+        if info is None or info.duel_id is not None:  # a duel pays from its pot, not per card
             return 0
         return winnings(self.units, info.stake, info.multiplier, info.max_units)
 
@@ -201,7 +209,9 @@ class Game:
     def win_rate(self) -> int:
         """One unit's worth at this stake, rounded down (exact for Vegas's 52-pence grid)."""
         info = self.info
-        return winnings(1, info.stake, info.multiplier, info.max_units) if info else 0
+        if info is None or info.duel_id is not None:
+            return 0
+        return winnings(1, info.stake, info.multiplier, info.max_units)
 
     @property
     def is_over(self) -> bool:
@@ -312,11 +322,17 @@ def revealer(sealed: Sealed, shuffle: Shuffle | None = None) -> Secrets:
 
 
 def decide(
-    state: Game, command: Command, sealed: Sealed = (), shuffle: Shuffle | None = None
+    state: Game,
+    command: Command,
+    sealed: Sealed = (),
+    shuffle: Shuffle | None = None,
+    now: datetime | None = None,
 ) -> list[GameEvent]:
     """The events ``command`` causes in ``state``; raises RuleViolation if it breaks a rule.
     ``sealed`` holds the cards the player has not seen, for a command that shows one;
-    ``shuffle`` is the game's redeal shuffle (service.shuffle.redealer), for a redeal."""
+    ``shuffle`` is the game's redeal shuffle (service.shuffle.redealer), for a redeal; ``now``
+    is the server's clock, which a timed game needs for every command (TimeUp after its
+    deadline) and records when it ends."""
     if isinstance(command, StartGame):
         return _start(state, command)
     if state.status == "new":
@@ -325,12 +341,18 @@ def decide(
         raise RuleViolation(
             errors.GAME_OVER, f"the game is {state.status}; it accepts no more commands"
         )
-    if isinstance(command, Collect):
-        return [_collect(state, command)]
-    if isinstance(command, Void):
-        return [_void(state, command)]
     info, table = state.info, state.table
     assert info is not None
+    if info.deadline is not None and not isinstance(command, Void):
+        if now is None:
+            raise ValueError("a timed game is decided on the server's clock")
+        timeout = isinstance(command, Collect) and command.reason == "timeout"
+        if now > info.deadline and not timeout:
+            raise TimeUp(instant(info.deadline))
+    if isinstance(command, Collect):
+        return [_collect(state, command, now)]
+    if isinstance(command, Void):
+        return [_void(state, command)]
     assert table is not None
     if state.status == "complete":
         raise RuleViolation(
@@ -339,7 +361,12 @@ def decide(
         )
     if isinstance(command, Undo):
         return [_undo(state)]
-    return decide_on_table(info.rules, table, command, revealer(sealed, shuffle))
+    events = decide_on_table(info.rules, table, command, revealer(sealed, shuffle))
+    if info.deadline is not None and now is not None:
+        after = fold(events, state)
+        if after.status == "complete":  # a timed game ends the moment it is won
+            events.append(_collect(after, Collect("finished"), now))
+    return events
 
 
 def decide_on_table(
@@ -374,7 +401,11 @@ def hidden_cards(rules: GameRules, deck: Sequence[Card]) -> tuple[Card, ...]:
 def stake_placed(command: StartGame) -> StakePlaced:
     """The first event of every game: the stake and the rules it is played under."""
     rules = game_named(command.variant)
-    command.paytable.check_stake(command.stake)
+    paytable_id, paytable_version = command.paytable.id, command.paytable.version
+    if command.duel_paytable is not None:  # a seat's fee is the duel paytable's
+        paytable_id, paytable_version = command.duel_paytable
+    elif command.duel_id is None:
+        command.paytable.check_stake(command.stake)
     return StakePlaced(
         game_id=command.game_id,
         player_id=command.player_id,
@@ -383,10 +414,11 @@ def stake_placed(command: StartGame) -> StakePlaced:
         currency=command.paytable.currency,
         multiplier=rules.multiplier,
         max_units=rules.max_units,
-        paytable_id=command.paytable.id,
-        paytable_version=command.paytable.version,
+        paytable_id=paytable_id,
+        paytable_version=paytable_version,
         rules_version=rules.rules_version,
         certification=command.certification,
+        duel_id=command.duel_id,
     )
 
 
@@ -395,6 +427,13 @@ def _start(state: Game, command: StartGame) -> list[GameEvent]:
         raise RuleViolation(errors.GAME_ALREADY_STARTED, "this game has already been dealt")
     placed = stake_placed(command)
     rules = game_named(command.variant)
+    if rules.duel != (command.duel_id is not None):
+        raise RuleViolation(
+            errors.ACTION_NOT_ALLOWED,
+            f"{rules.title} is dealt only to a duel's seat"
+            if rules.duel
+            else f"{rules.title} is not a duel game",
+        )
     if command.shuffle_algorithm == shuffle.CERTIFICATION_DECK and not command.certification:
         raise RuleViolation(errors.INVALID_DECK, "only a certification game is dealt a given deck")
     check_deck(command.deck, rules.decks)
@@ -405,7 +444,13 @@ def _start(state: Game, command: StartGame) -> list[GameEvent]:
         client_seed=command.client_seed,
         piles=tuple(DealtPileEvent(p.pile, p.down, p.up) for p in dealt_piles(sealed_table)),
     )
-    return [placed, dealt, *_automatic(rules, sealed_table, revealer(hidden))]
+    clock: list[GameEvent] = []
+    if rules.time_limit is not None:
+        if command.now is None:
+            raise ValueError("a timed game is dealt on the server's clock")
+        deadline = command.now + timedelta(seconds=rules.time_limit)
+        clock.append(ClockStarted(instant(command.now), instant(deadline)))
+    return [placed, dealt, *clock, *_automatic(rules, sealed_table, revealer(hidden))]
 
 
 def _check_reveal(state: Game, server_seed: str | None, deck: tuple[Card, ...] | None) -> None:
@@ -413,6 +458,12 @@ def _check_reveal(state: Game, server_seed: str | None, deck: tuple[Card, ...] |
     info = state.info
     assert info is not None
     commitment = info.seed_commitment
+    if info.duel_id is not None:  # every seat plays the duel's deck: the duel reveals it
+        if server_seed is not None or deck is not None:
+            raise RuleViolation(
+                errors.SEED_MISMATCH, "a duel's seed is revealed when the duel settles"
+            )
+        return
     if commitment is None:  # a v1 deal from a given deck: recorded in clear, nothing to reveal
         if server_seed is not None or deck is not None:
             raise RuleViolation(errors.SEED_MISMATCH, "this game was dealt from a given deck")
@@ -431,11 +482,25 @@ def _check_reveal(state: Game, server_seed: str | None, deck: tuple[Card, ...] |
         raise RuleViolation(errors.SEED_MISMATCH, "the seed does not match the game's commitment")
 
 
-def _collect(state: Game, command: Collect) -> Collected:
-    if command.reason not in ("player", "timeout"):
+def _collect(state: Game, command: Collect, now: datetime | None = None) -> Collected:
+    info = state.info
+    assert info is not None
+    timed = info.deadline is not None
+    if command.reason not in ("player", "timeout", *(("finished",) if timed else ())):
         raise RuleViolation(
             errors.INVALID_REASON, "a game is collected by the player or by timeout"
         )
+    ended_at = None
+    if info.deadline is not None:
+        assert now is not None
+        if command.reason == "timeout":
+            if now < info.deadline:
+                raise RuleViolation(
+                    errors.INVALID_REASON, f"the game's time runs until {instant(info.deadline)}"
+                )
+            ended_at = instant(info.deadline)  # it ended when the time ran out
+        else:
+            ended_at = instant(now)
     _check_reveal(state, command.server_seed, command.deck)
     return Collected(
         reason=command.reason,
@@ -444,6 +509,7 @@ def _collect(state: Game, command: Collect) -> Collected:
         units=state.units,
         server_seed=command.server_seed,
         deck=command.deck,
+        ended_at=ended_at,
     )
 
 
@@ -453,9 +519,11 @@ def _void(state: Game, command: Void) -> Voided:
             errors.INVALID_REASON, f"a void needs a reason of 1 to {MAX_REASON} characters"
         )
     _check_reveal(state, command.server_seed, command.deck)
+    info = state.info
+    assert info is not None
     return Voided(
         reason=command.reason,
-        refund=state.stake,
+        refund=0 if info.duel_id is not None else state.stake,  # the duel refunds its fees
         currency=state.currency,
         server_seed=command.server_seed,
         deck=command.deck,
@@ -530,6 +598,7 @@ def evolve(state: Game, event: GameEvent) -> Game:
             paytable_version=event.paytable_version,
             rules_version=event.rules_version,
             certification=event.certification,
+            duel_id=event.duel_id,
         )
         return Game("new", version, info, None, None, "none", None, 0)
     assert info is not None  # StakePlaced comes first
@@ -548,6 +617,9 @@ def evolve(state: Game, event: GameEvent) -> Game:
         else:
             table = rules.deal(event.deck or ())  # v1: the deck was recorded in clear
         return _in_play(version, info, table, None, "deal")
+    if isinstance(event, ClockStarted):
+        info = replace(info, deadline=parse_instant(event.deadline))
+        return replace(state, version=version, info=info)
     if isinstance(event, Collected):
         ending = Ending(event.winnings, 0, event.reason, event.server_seed, event.deck)
         return Game("collected", version, info, table, None, "end", ending, state.units)

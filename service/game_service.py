@@ -21,6 +21,7 @@ from events.codec import decode_game
 from events.records import ConcurrencyConflict, NewEvent, RecordedEvent
 from service import game as g
 from service import ledger, shuffle
+from service.clock import Clock, system_clock
 from service.context import Actor, RequestContext, event_metadata
 from service.errors import CertificationDisabled, GameInProgress, NotFound, VersionMismatch
 from service.games import game_named
@@ -108,6 +109,7 @@ class Games:
         *,
         certification_mode: bool = False,
         big_win_threshold: int = 100_000,
+        clock: Clock = system_clock,
     ) -> None:
         self._uow = unit_of_work
         self._paytables = paytables
@@ -115,6 +117,8 @@ class Games:
         self._certification_mode = certification_mode
         self._big_win_threshold = big_win_threshold
         self._cache = _StateCache()
+        #: The server's clock timed games are decided on (tests move it).
+        self.clock = clock
 
     # --- quotes ---------------------------------------------------------------------------------
 
@@ -188,33 +192,20 @@ class Games:
         """The kind of secret (seed or given deck), the secret to keep encrypted until the game
         ends, and the StartGame command."""
         rules = game_named(variant)
-        if certification is not None and certification.deck is not None:
-            deck = tuple(certification.deck)
-            salt = shuffle.new_server_seed()  # keeps the commitment from being searched
-            kind, secret = DECK, salt + " ".join(deck).encode("ascii")
-            algorithm = shuffle.CERTIFICATION_DECK
-            commitment = shuffle.deck_commitment(deck, salt)
-        else:
-            if certification is not None and certification.seed_hex is not None:
-                seed = bytes.fromhex(certification.seed_hex)
-            else:
-                seed = shuffle.new_server_seed()
-            deck = shuffle.derive_deck(seed, client_seed, rules.decks)
-            kind, secret = SEED, seed
-            algorithm, commitment = shuffle.ALGORITHM, shuffle.commitment(seed)
+        dealt = new_deal(rules.decks, client_seed, certification)
         command = g.StartGame(
             game_id=str(game_id),
             player_id=str(player_id),
             variant=variant,
             stake=stake,
             paytable=table,
-            deck=deck,
-            shuffle_algorithm=algorithm,
-            seed_commitment=commitment,
+            deck=dealt.deck,
+            shuffle_algorithm=dealt.algorithm,
+            seed_commitment=dealt.commitment,
             client_seed=client_seed,
             certification=certification is not None,
         )
-        return kind, secret, command
+        return dealt.kind, dealt.secret, command
 
     # --- playing --------------------------------------------------------------------------------
 
@@ -292,28 +283,11 @@ class Games:
                     if stored is not None:
                         return self._replayed(uow, stored)
                     loaded = self._load(uow, game_id, request.actor)
-                    state = loaded.state
-                    if expected_version is not None and expected_version != state.version:
-                        raise VersionMismatch(expected_version, state.version)
-                    secret = self._secret(uow, game_id) if reveals_seed else NO_SECRET
-                    sealed = _SealedCards(partial(self._sealed, uow, stream, state))
-                    redeal = partial(self._redeal_shuffle, uow, state)
-                    events = g.decide(state, make(secret), sealed, redeal)
-                    uow.lock_for_write()
-                    table = paytable_for(self._paytables, state.currency)
-                    rules_version = state.info.rules_version if state.info else None
-                    meta = event_metadata(request, table.id, table.version, rules_version)
-                    # Append first: a concurrent writer that got in since the load is caught by
-                    # the expected version here, before any money is posted for its events.
-                    recorded = uow.events.append(
-                        stream, [NewEvent.of(e, meta) for e in events], state.version
+                    if loaded.state.info is not None and loaded.state.info.duel_id is not None:
+                        raise NotFound("game", game_id)  # a seat's game plays through its duel
+                    after, _ = self.command_in(
+                        uow, request, loaded, make, expected_version, reveals_seed=reveals_seed
                     )
-                    self._post_money(
-                        uow, stream, state.version, state.player_id, state.game_id, events
-                    )
-                    after = self._after(loaded, g.fold(events, state), recorded)
-                    self._project(uow, after)
-                    self._log_significant(uow, request, after.state, events)
                     uow.remember(request, {"game_id": str(game_id), "version": after.state.version})
                     uow.commit()
                 self._cache.put(stream, after)
@@ -323,7 +297,69 @@ class Games:
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _secret(self, uow: UnitOfWork, game_id: uuid.UUID) -> Secret:
+    def command_in(
+        self,
+        uow: UnitOfWork,
+        request: RequestContext,
+        loaded: LoadedGame,
+        make: Callable[[Secret], g.Command],
+        expected_version: int | None = None,
+        *,
+        reveals_seed: bool = False,
+    ) -> tuple[LoadedGame, list[GameEvent]]:
+        """Decide one command on a loaded game and append what it causes, with its money and
+        projections, in the caller's transaction (which commits, then calls ``remember``)."""
+        state = loaded.state
+        info = state.info
+        assert info is not None
+        game_id = uuid.UUID(info.game_id)
+        stream = game_stream(game_id)
+        if expected_version is not None and expected_version != state.version:
+            raise VersionMismatch(expected_version, state.version)
+        secret = self.secret_in(uow, _secret_id(info)) if reveals_seed else NO_SECRET
+        sealed = _SealedCards(partial(self._sealed, uow, stream, state))
+        redeal = partial(self._redeal_shuffle, uow, state)
+        events = g.decide(state, make(secret), sealed, redeal, self.clock())
+        uow.lock_for_write()
+        table = paytable_for(self._paytables, state.currency)
+        meta = event_metadata(request, table.id, table.version, info.rules_version)
+        # Append first: a concurrent writer that got in since the load is caught by the
+        # expected version here, before any money is posted for its events.
+        recorded = uow.events.append(stream, [NewEvent.of(e, meta) for e in events], state.version)
+        self._post_money(uow, stream, state.version, state.player_id, state.game_id, events)
+        after = self._after(loaded, g.fold(events, state), recorded)
+        self._project(uow, after)
+        self._log_significant(uow, request, after.state, events)
+        return after, events
+
+    def load_in(self, uow: UnitOfWork, game_id: uuid.UUID) -> LoadedGame:
+        """A game's state, read in the caller's transaction."""
+        return self._load(uow, game_id, None)
+
+    def cached(self, loaded: LoadedGame) -> None:
+        """Keep a state the caller's transaction committed."""
+        assert loaded.state.info is not None
+        self._cache.put(game_stream(loaded.state.info.game_id), loaded)
+
+    def start_seat_in(
+        self,
+        uow: UnitOfWork,
+        request: RequestContext,
+        seat: g.StartGame,
+    ) -> LoadedGame:
+        """Deal a duel seat's game in the caller's transaction: the deck is the duel's (the
+        caller derived it from the duel's secret), its money the duel's, so nothing is posted
+        and no secret of its own is kept."""
+        assert seat.duel_id is not None
+        events = g.decide(g.INITIAL, seat)
+        stream = game_stream(seat.game_id)
+        table = paytable_for(self._paytables, seat.paytable.currency)
+        rules = game_named(seat.variant)
+        meta = event_metadata(request, table.id, table.version, rules.rules_version)
+        recorded = uow.events.append(stream, [NewEvent.of(e, meta) for e in events], 0)
+        return self._after(None, g.fold(events), recorded)
+
+    def secret_in(self, uow: UnitOfWork, game_id: uuid.UUID) -> Secret:
         """The game's secret, decrypted: its server seed (hex) or its given deck."""
         stored = uow.seeds.get(game_id)
         if stored is None:
@@ -343,7 +379,7 @@ class Games:
             return cached
         info = state.info
         assert info is not None
-        secret = self._secret(uow, uuid.UUID(info.game_id))
+        secret = self.secret_in(uow, _secret_id(info))
         if secret.deck is not None:
             deck = secret.deck
         elif secret.seed_hex is not None:
@@ -363,7 +399,7 @@ class Games:
         and its client seed: asked for only when the player redeals."""
         info = state.info
         assert info is not None
-        secret = self._secret(uow, uuid.UUID(info.game_id))
+        secret = self.secret_in(uow, _secret_id(info))
         if secret.seed_hex is None:
             raise g.SealedCardMissing("a deal recorded before sealing has no seed to redeal with")
         return shuffle.redeal(bytes.fromhex(secret.seed_hex), info.client_seed, label, cards)
@@ -520,9 +556,50 @@ class Games:
 
     @staticmethod
     def _project(uow: UnitOfWork, loaded: LoadedGame) -> None:
+        info = loaded.state.info
+        if info is not None and info.duel_id is not None:
+            return  # a seat's game is no bet of its own: its duel's rows tell its story
         uow.projections.save_history(
             [history_row(loaded.state, loaded.started_at, loaded.last_event_at, loaded.ended_at)]
         )
+
+
+@dataclass(frozen=True, slots=True)
+class NewDeal:
+    """A fresh deal's secret (kept encrypted until the end), its deck and its commitment."""
+
+    kind: str  # SEED or DECK
+    secret: bytes
+    algorithm: str
+    commitment: str
+    deck: tuple[Card, ...]
+
+
+def new_deal(
+    decks: int, client_seed: str | None, certification: CertificationDeal | None
+) -> NewDeal:
+    """A seed from the CSPRNG (or certification's seed or deck) and the deck it deals."""
+    if certification is not None and certification.deck is not None:
+        deck = tuple(certification.deck)
+        salt = shuffle.new_server_seed()  # keeps the commitment from being searched
+        return NewDeal(
+            DECK,
+            salt + " ".join(deck).encode("ascii"),
+            shuffle.CERTIFICATION_DECK,
+            shuffle.deck_commitment(deck, salt),
+            deck,
+        )
+    if certification is not None and certification.seed_hex is not None:
+        seed = bytes.fromhex(certification.seed_hex)
+    else:
+        seed = shuffle.new_server_seed()
+    deck = shuffle.derive_deck(seed, client_seed, decks)
+    return NewDeal(SEED, seed, shuffle.ALGORITHM, shuffle.commitment(seed), deck)
+
+
+def _secret_id(info: g.GameInfo) -> uuid.UUID:
+    """Whose secret a game is dealt from: its own, or for a duel seat's game its duel's."""
+    return uuid.UUID(info.duel_id or info.game_id)
 
 
 def _decode(records: Sequence[RecordedEvent]) -> list[GameEvent]:

@@ -7,6 +7,9 @@ Every movement is one transaction of signed postings that sum to zero (credit > 
     stake       player -stake       house-stakes +stake
     winnings    house-payouts -w    player +w
     refund      house-stakes -stake player +stake    (a voided game's stake back)
+    duel-fee    player -fee         duel-pot +fee     (a seat taken)
+    duel-prize  duel-pot -pot       winner(s) +prize, house-rake +rake
+    duel-refund duel-pot -pot       each seat's player +fee   (a duel cancelled)
 
 Each names the event that caused it and carries a client transaction id that is applied exactly
 once. The SQL lives in service.storage.ledger.
@@ -21,14 +24,22 @@ from typing import Literal
 from events.catalog import (
     AnyEvent,
     Collected,
+    DuelCancelled,
+    DuelEvent,
+    DuelSettled,
     FundsDeposited,
     FundsWithdrawn,
+    SeatTaken,
     StakePlaced,
     Voided,
 )
 
-TransactionKind = Literal["deposit", "withdrawal", "stake", "winnings", "refund"]
-AccountKind = Literal["player", "house-stakes", "house-payouts", "cashier"]
+TransactionKind = Literal[
+    "deposit", "withdrawal", "stake", "winnings", "refund", "duel-fee", "duel-prize", "duel-refund"
+]
+AccountKind = Literal[
+    "player", "house-stakes", "house-payouts", "cashier", "duel-pot", "house-rake"
+]
 
 
 class InsufficientFunds(Exception):
@@ -70,6 +81,15 @@ def house_payouts(currency: str) -> Account:
 
 def cashier(currency: str) -> Account:
     return Account(f"cashier:{currency}", "cashier", currency)
+
+
+def duel_pot(duel_id: str, currency: str) -> Account:
+    """A duel's own pot: the fees paid in, emptied by its settlement or cancellation."""
+    return Account(f"duel-pot:{duel_id}", "duel-pot", currency)
+
+
+def house_rake(currency: str) -> Account:
+    return Account(f"house-rake:{currency}", "house-rake", currency)
 
 
 def house_accounts(currency: str) -> tuple[Account, ...]:
@@ -165,10 +185,46 @@ def entry_for(
         return withdrawal(player_id, event.currency, event.amount, event.transaction_id, cause)
     if game_id is None:
         return None
+    if isinstance(event, StakePlaced) and event.duel_id is not None:
+        return None  # a duel seat's fee is the duel's, paid when the seat was taken
     if isinstance(event, StakePlaced):
         return stake(player_id, event.currency, event.stake, game_id, cause)
     if isinstance(event, Collected) and event.winnings > 0:
         return winnings(player_id, event.currency, event.winnings, game_id, cause)
     if isinstance(event, Voided) and event.refund > 0:
         return refund(player_id, event.currency, event.refund, game_id, cause)
+    return None
+
+
+def duel_entry_for(
+    event: DuelEvent, duel_id: str, currency: str, stream_id: str, version: int
+) -> Entry | None:
+    """The ledger transaction a duel's recorded event causes, if any: a fee into the pot, the
+    pot out to the winners and the rake, or the pot back to every seat. The one mapping from a
+    duel's log to money, live and when checking."""
+    pot = duel_pot(duel_id, currency)
+    cause = (stream_id, version)
+    if isinstance(event, SeatTaken):
+        player = player_account(event.player_id, currency)
+        return _entry(
+            f"duel-fee:{duel_id}:{event.seat}", "duel-fee", currency, event.fee, player, pot, cause
+        )
+    if isinstance(event, DuelSettled):
+        legs = [(player_account(p.player_id, currency), p.amount) for p in event.payouts]
+        if event.rake:
+            legs.append((house_rake(currency), event.rake))
+        return Entry(
+            f"duel-prize:{duel_id}",
+            "duel-prize",
+            currency,
+            event.pot,
+            ((pot, -event.pot), *legs),
+            *cause,
+        )
+    if isinstance(event, DuelCancelled) and event.refunds:
+        total = sum(r.amount for r in event.refunds)
+        legs = [(player_account(r.player_id, currency), r.amount) for r in event.refunds]
+        return Entry(
+            f"duel-refund:{duel_id}", "duel-refund", currency, total, ((pot, -total), *legs), *cause
+        )
     return None

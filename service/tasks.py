@@ -54,6 +54,13 @@ def collect_idle_games() -> list[str]:
     return [str(game_id) for game_id in collected]
 
 
+@shared_task(name="vegas.sweep_duels")
+def sweep_duels() -> list[str]:
+    """Cancel duels that did not fill, time out seats, settle finished duels (beat: every few
+    seconds). Each duel changes at the version it was read at, so two runs never both do."""
+    return [str(duel_id) for duel_id in services().duels.sweep()]
+
+
 @shared_task(name="vegas.project_daily_totals")
 def project_daily_totals() -> int:
     """Fold new game money events into daily_totals (checkpointed; beat: every 30 s)."""

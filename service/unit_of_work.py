@@ -12,6 +12,7 @@ from psycopg_pool import ConnectionPool
 from events.postgres import LOCK_SQL, PostgresEventStore
 from service.context import RequestContext
 from service.storage.access import AccessStore
+from service.storage.duels import DuelStore
 from service.storage.idempotency import IdempotencyStore
 from service.storage.ledger import LedgerStore
 from service.storage.projections import ProjectionStore
@@ -28,6 +29,7 @@ class UnitOfWork:
     idempotency: IdempotencyStore
     access: AccessStore
     significant: SignificantStore
+    duels: DuelStore
 
     def __init__(self, pool: ConnectionPool) -> None:
         self._pool = pool
@@ -44,6 +46,7 @@ class UnitOfWork:
         self.idempotency = IdempotencyStore(self.conn)
         self.access = AccessStore(self.conn)
         self.significant = SignificantStore(self.conn)
+        self.duels = DuelStore(self.conn)
         return self
 
     def lock_for_write(self) -> None:

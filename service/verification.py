@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Literal
 
 from events import chain
@@ -33,6 +34,7 @@ from events.codec import InvalidEvent, UnknownEvent, decode_game
 from events.records import RecordedEvent
 from service import game as g
 from service import ledger, shuffle
+from service.clock import parse_instant
 from service.errors import RuleViolation
 from service.paytable import Paytable, winnings
 from service.rules import fold as table_fold
@@ -95,12 +97,23 @@ class GameVerification:
         self.findings.append(Finding(check, location, str(expected), str(found)))
 
 
+@dataclass(frozen=True, slots=True)
+class Revealed:
+    """A secret revealed elsewhere than in the game's own ending: a duel's seed (or given deck
+    and its salt), revealed when the duel settles, for each seat's game."""
+
+    server_seed: str | None
+    deck: tuple[Card, ...] | None = None
+
+
 def verify_game(
     records: Sequence[RecordedEvent],
     postings: Sequence[PostingRow],
     paytables: Mapping[str, Paytable],
+    duel: Revealed | None = None,
 ) -> GameVerification:
-    """Every check on one game stream."""
+    """Every check on one game stream; a duel seat's game with its duel's revealed secret
+    (without it, the seed and deck checks are pending, as for a game still in play)."""
     stream = records[0].stream_id if records else "?"
     result = GameVerification(stream)
     broken = chain.verify(records)
@@ -129,14 +142,14 @@ def verify_game(
         return result.stop(1, "a game this server knows", exc)
     assert rules is not None
     # The seed and the ledger are checked from the records alone; the rest folds the stream.
-    deck = _check_seed(result, events, rules)
+    deck = _check_seed(result, events, rules, duel)
     _check_ledger(result, events, postings)
     unfit = _misfit(events)
     if unfit is not None:  # not foldable: the rules and the payout cannot be checked
         version, problem = unfit
         return result.stop(version, "an event that fits the table", problem)
     shown = g.shown_cards(events)
-    redeals = _redealer(events) if deck is not None else None
+    redeals = _redealer(events, duel) if deck is not None else None
     _check_rules(result, events, paytables, deck, {n: c for _, n, c in shown}, redeals)
     if deck is not None and result.checks["deck"] != "not-applicable":
         _check_shown(result, shown, rules, deck)
@@ -187,7 +200,9 @@ def _command_for(event: GameEvent) -> g.Command | None:
     if isinstance(event, Undone):
         return g.Undo()
     if isinstance(event, Collected):
-        reason: Literal["player", "timeout"] = "timeout" if event.reason == "timeout" else "player"
+        reason: Literal["player", "timeout", "finished"] = (
+            "timeout" if event.reason == "timeout" else "player"
+        )
         return g.Collect(reason=reason, server_seed=event.server_seed, deck=event.deck)
     if isinstance(event, Voided):
         return g.Void(event.reason, event.server_seed, event.deck)
@@ -242,13 +257,24 @@ def _start_command(
     )
 
 
-def _redealer(events: Sequence[GameEvent]) -> Shuffle | None:
+def _revealed(events: Sequence[GameEvent], duel: Revealed | None) -> Revealed | None:
+    """The game's secret as revealed: by its duel for a seat's game, else by its ending."""
+    placed, ending = events[0], events[-1]
+    assert isinstance(placed, StakePlaced)
+    if placed.duel_id is not None:
+        return duel
+    if isinstance(ending, Collected | Voided):
+        return Revealed(ending.server_seed, ending.deck)
+    return None
+
+
+def _redealer(events: Sequence[GameEvent], duel: Revealed | None) -> Shuffle | None:
     """The redeal shuffle of a game whose seed (or certification deck's salt) is revealed."""
-    dealt, ending = events[1], events[-1]
+    dealt, revealed = events[1], _revealed(events, duel)
     assert isinstance(dealt, Dealt)
-    if not isinstance(ending, Collected | Voided) or ending.server_seed is None:
+    if revealed is None or revealed.server_seed is None:
         return None
-    return shuffle.redealer(bytes.fromhex(ending.server_seed), dealt.client_seed)
+    return shuffle.redealer(bytes.fromhex(revealed.server_seed), dealt.client_seed)
 
 
 def _check_rules(
@@ -281,6 +307,7 @@ def _check_rules(
     except (RuleViolation, ValueError) as exc:
         result.fail("rules", _location(stream, 1), "a valid deal", exc)
     state = g.fold(events[:start])
+    now = _clock_for(events, state)
     i = start
     while i < len(events):
         event = events[i]
@@ -291,7 +318,7 @@ def _check_rules(
             i += 1
             continue
         try:
-            decided = g.decide(state, command_i, sealed, redeals)
+            decided = g.decide(state, command_i, sealed, redeals, now)
         except RuleViolation as exc:
             result.fail("rules", _location(stream, i + 1), "a legal command", f"{exc.code}: {exc}")
             decided = [event]
@@ -308,12 +335,25 @@ def _check_rules(
     result.state = state
 
 
+def _clock_for(events: Sequence[GameEvent], state: g.Game) -> datetime | None:
+    """The server's clock to re-decide a timed game's commands on: the moment it ended, as its
+    ending recorded (every command came before it), else its deadline (each was accepted, so
+    none came after it). None for an untimed game."""
+    info = state.info
+    if info is None or info.deadline is None:
+        return None
+    ending = events[-1]
+    if isinstance(ending, Collected) and ending.ended_at is not None:
+        return parse_instant(ending.ended_at)
+    return info.deadline
+
+
 def _check_seed(
-    result: GameVerification, events: list[GameEvent], rules: GameRules
+    result: GameVerification, events: list[GameEvent], rules: GameRules, duel: Revealed | None
 ) -> tuple[Card, ...] | None:
     """The seed (or given deck and its salt) against the commitment; the revealed deck, if
     any. Reads the deal and the ending only, so it holds for a stream that does not fold."""
-    placed, dealt, ending = events[0], events[1], events[-1]
+    placed, dealt = events[0], events[1]
     assert isinstance(placed, StakePlaced)
     assert isinstance(dealt, Dealt)
     where = _location(result.stream_id, 2)
@@ -334,7 +374,8 @@ def _check_seed(
         result.fail("seed-commitment", where, "a commitment", "none")
         result.checks["deck"] = "pending"
         return None
-    if not isinstance(ending, Collected | Voided):
+    ending = _revealed(events, duel)
+    if ending is None:
         result.checks["seed-commitment"] = result.checks["deck"] = "pending"
         return None
     seed = ending.server_seed

@@ -13,7 +13,9 @@ from psycopg_pool import ConnectionPool
 from service import db
 from service.access import Access
 from service.audits import Audits
+from service.clock import system_clock
 from service.config import Settings
+from service.duel_service import Duels
 from service.game_service import Games
 from service.players import Players
 from service.reports import Reports
@@ -30,6 +32,7 @@ class Container:
     vault: SeedVault
     players: Players
     games: Games
+    duels: Duels
     access: Access
     audits: Audits
     reports: Reports
@@ -63,18 +66,29 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
     def send_task(name: str, *args: Any) -> AsyncResult:
         return celery.send_task(name, args=args, queue=settings.celery_queue)
 
+    games = Games(
+        unit_of_work,
+        dict(settings.paytables),
+        vault,
+        certification_mode=settings.certification_mode,
+        big_win_threshold=settings.big_win_threshold,
+        clock=system_clock,
+    )
     return Container(
         settings=settings,
         database_url=url,
         pool=pool,
         vault=vault,
         players=Players(unit_of_work, dict(settings.paytables)),
-        games=Games(
+        games=games,
+        duels=Duels(
             unit_of_work,
-            dict(settings.paytables),
+            games,
+            settings.duel_paytables,
+            settings.paytables,
             vault,
             certification_mode=settings.certification_mode,
-            big_win_threshold=settings.big_win_threshold,
+            clock=system_clock,
         ),
         access=Access(unit_of_work),
         audits=Audits(unit_of_work, settings.paytables, send_task),

@@ -70,6 +70,10 @@ def make_celery(settings: Settings) -> Celery:
                 "task": "vegas.project_daily_totals",
                 "schedule": timedelta(seconds=settings.projector_every),
             },
+            "sweep-duels": {
+                "task": "vegas.sweep_duels",
+                "schedule": timedelta(seconds=settings.duel_sweep_every),
+            },
             "reconcile-yesterday": {
                 "task": "vegas.reconcile_day",
                 "schedule": crontab(hour=0, minute=15),

@@ -19,7 +19,7 @@ from service.api.problems import Problem
 from service.api.wiring import services
 
 F = TypeVar("F", bound=Callable[..., Any])
-PlayerAccess = Literal["self", "owner"] | None
+PlayerAccess = Literal["self", "owner", "seated"] | None
 
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="vegas-solitaire"'}
 
@@ -39,8 +39,8 @@ def current_principal() -> Principal | None:
 
 def allow(*staff: str, player: PlayerAccess = None) -> Callable[[F], F]:
     """Let the listed staff roles call the route, and players when ``player`` says how:
-    "self" (the route's ``player_id`` must be theirs) or "owner" (the service checks that the
-    game is theirs)."""
+    "self" (the route's ``player_id`` must be theirs), "owner" (the service checks that the
+    game is theirs) or "seated" (they sit in the route's duel)."""
 
     def decorate(view: F) -> F:
         @functools.wraps(view)
@@ -62,6 +62,13 @@ def allow(*staff: str, player: PlayerAccess = None) -> Callable[[F], F]:
                     and services().games.owner(game_id) != principal.player_id
                 ):
                     raise Problem("not-found", f"no game {game_id}")
+                duel_id = kwargs.get("duel_id")
+                if (
+                    player == "seated"
+                    and duel_id is not None
+                    and str(principal.player_id) not in services().duels.players(duel_id)
+                ):
+                    raise Problem("not-found", f"no duel {duel_id}")
             elif principal.role not in staff:
                 raise Problem("forbidden", f"the {principal.role} role may not do this")
             _require_json_body()

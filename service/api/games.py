@@ -126,7 +126,7 @@ class Game(MethodView):
         return game_body(loaded, full=full), 200, game_headers(loaded)
 
 
-def _make_command(name: str, body: dict[str, Any]) -> g.PlayAction:
+def make_command(name: str, body: dict[str, Any]) -> g.PlayAction:
     """The play action a route (or the generic route's ``action``) and its body name."""
     if name == "turn":
         pile = body["pile"] if "pile" in body else f"tableau:{body['column']}"
@@ -157,7 +157,7 @@ def _run(name: str, body: dict[str, Any], game_id: uuid.UUID) -> Any:
         loaded = games.play(
             context,
             game_id,
-            _make_command(name, body),
+            make_command(name, body),
             expected_version=version,
             retry_on_conflict=False,
         )

@@ -3,11 +3,8 @@ history and preferences."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 import uuid
-from datetime import datetime
 from typing import Any
 
 from flask import url_for
@@ -18,7 +15,12 @@ from service.api import schemas
 from service.api.auth import allow
 from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
 from service.api.problems import Problem
-from service.api.requests import IDEMPOTENCY_KEY_HEADER, request_context
+from service.api.requests import (
+    IDEMPOTENCY_KEY_HEADER,
+    parse_time_cursor,
+    request_context,
+    time_cursor,
+)
 from service.api.wiring import services
 from service.storage.ledger import Posted
 from service.storage.projections import Preferences
@@ -147,20 +149,6 @@ def ledger(query: dict[str, Any], player_id: uuid.UUID) -> Any:
     return {"items": lines, "next": str(lines[-1].posting_id) if more else None}
 
 
-def _history_cursor(started_at: datetime, game_id: uuid.UUID) -> str:
-    return base64.urlsafe_b64encode(f"{started_at.isoformat()}|{game_id}".encode()).decode()
-
-
-def _parse_history_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
-    try:
-        started, _, game = base64.urlsafe_b64decode(cursor.encode()).decode().partition("|")
-        return datetime.fromisoformat(started), uuid.UUID(game)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise Problem(
-            "validation-error", "bad cursor", errors={"before": ["not a cursor"]}
-        ) from None
-
-
 @blp.route("/<uuid:player_id>/history", methods=["GET"])
 @allow("operator", "auditor", player="self")
 @blp.doc(security=BEARER, summary="Betting history, newest first")
@@ -168,7 +156,7 @@ def _parse_history_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
 @blp.response(200, schemas.HistoryPageSchema)
 @problems(blp, *AUTHENTICATED, 404, 422)
 def history(query: dict[str, Any], player_id: uuid.UUID) -> Any:
-    before = _parse_history_cursor(query["before"]) if query["before"] else None
+    before = parse_time_cursor(query["before"]) if query["before"] else None
     limit = query["limit"]
     rows = services().games.history(player_id, before=before, limit=limit + 1)
     more = len(rows) > limit
@@ -177,7 +165,7 @@ def history(query: dict[str, Any], player_id: uuid.UUID) -> Any:
     last = rows[-1] if rows else None
     return {
         "items": items,
-        "next": _history_cursor(last.started_at, last.game_id) if more and last else None,
+        "next": time_cursor(last.started_at, last.game_id) if more and last else None,
     }
 
 

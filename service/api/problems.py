@@ -24,6 +24,7 @@ from service.errors import (
     NotFound,
     PlayerConflict,
     RuleViolation,
+    TimeUp,
     VersionMismatch,
 )
 from service.ledger import InsufficientFunds, TransactionIdReused
@@ -97,6 +98,12 @@ _TYPES = (
         409,
         "Game not finished",
         "A player's replay of a game opens when the game is collected or voided.",
+    ),
+    ProblemType(
+        "time-up",
+        409,
+        "Time is up",
+        "The timed game's clock ran out (deadline names when): it accepts no more commands.",
     ),
     ProblemType(
         "concurrent-update",
@@ -255,6 +262,8 @@ def from_exception(error: Exception) -> Problem:
     """The problem a domain or infrastructure exception stands for."""
     if isinstance(error, Problem):
         return error
+    if isinstance(error, TimeUp):
+        return Problem("time-up", error.detail, rule=error.code, deadline=error.deadline)
     if isinstance(error, RuleViolation):
         if error.code == errors.GAME_OVER:
             return Problem("game-finished", error.detail, rule=error.code)

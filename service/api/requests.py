@@ -3,9 +3,12 @@ Idempotency-Key retry must match."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import re
 import uuid
+from datetime import datetime
 from typing import Any
 
 from flask import g, request
@@ -69,3 +72,18 @@ def expected_version() -> int | None:
     if not digits.isdigit() or len(digits) > 9:
         raise Problem("malformed-request", 'If-Match must be a game ETag such as "7"')
     return int(digits)
+
+
+def time_cursor(at: datetime, ident: uuid.UUID) -> str:
+    """A page cursor for lists ordered by (time, id), newest first: opaque to clients."""
+    return base64.urlsafe_b64encode(f"{at.isoformat()}|{ident}".encode()).decode()
+
+
+def parse_time_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
+    try:
+        at, _, ident = base64.urlsafe_b64decode(cursor.encode()).decode().partition("|")
+        return datetime.fromisoformat(at), uuid.UUID(ident)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise Problem(
+            "validation-error", "bad cursor", errors={"before": ["not a cursor"]}
+        ) from None

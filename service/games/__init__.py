@@ -7,7 +7,7 @@ from service import errors
 from service.errors import RuleViolation
 from service.games.forty_thieves import FORTY_THIEVES
 from service.games.golf import GOLF
-from service.games.klondike import KLONDIKE, VEGAS_DRAW1, VEGAS_DRAW3
+from service.games.klondike import KLONDIKE, KLONDIKE_DUEL, VEGAS_DRAW1, VEGAS_DRAW3
 from service.games.la_nivernaise import LA_NIVERNAISE
 from service.games.pyramid import PYRAMID
 from service.games.salic_law import SALIC_LAW
@@ -21,6 +21,7 @@ __all__ = [
     "GAMES",
     "GOLF",
     "KLONDIKE",
+    "KLONDIKE_DUEL",
     "LA_NIVERNAISE",
     "PYRAMID",
     "SALIC_LAW",
@@ -48,6 +49,7 @@ GAMES: dict[str, GameRules] = {
         THREE_SHUFFLES,
         SALIC_LAW,
         LA_NIVERNAISE,
+        KLONDIKE_DUEL,
     )
 }
 

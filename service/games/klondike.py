@@ -101,11 +101,19 @@ class Klondike(GameRules):
         rules_version: str,
         summary: tuple[str, ...],
         published: Published | None = None,
+        undo: bool = True,
+        time_limit: int | None = None,
+        duel: bool = False,
     ) -> None:
         self.id = game_id
         self.title = title
         turn = ("turn",) if explicit_turn else ()
-        self.actions = ("draw", "recycle", "move", *turn, "undo")
+        self.actions = ("draw", "recycle", "move", *turn, *(("undo",) if undo else ()))
+        self.undo = undo
+        if not undo:
+            self.undo_rule = "this game has no undo"
+        self.time_limit = time_limit
+        self.duel = duel
         self.draw_count = draw_count
         self.passes = passes
         self.explicit_turn = explicit_turn
@@ -319,6 +327,8 @@ class Klondike(GameRules):
     def undoable(self, event: GameEvent, before: Table) -> bool:
         """Seed 000: a draw, a move from the waste, or a move between a foundation and a column
         (either way); never a move between columns, a turn or a recycle."""
+        if not self.undo:
+            return False
         if isinstance(event, CardDrawn):
             return True
         if isinstance(event, CardMoved):
@@ -489,5 +499,30 @@ KLONDIKE = Klondike(
         "A face-down card turns by itself when it becomes the top of its column.",
         f"{_UNDO}, unless it turned a card.",
         "Pays stake x M x cards on foundations / 52 (rounded down).",
+    ),
+)
+#: Seed 003's classic duel: five minutes on the server's clock, scored in points
+#: (service/scoring.py); its money is the duel's entry fees and pot, never the game's own.
+KLONDIKE_DUEL = Klondike(
+    "klondike-duel",
+    "Classic duel: Klondike, draw three, five minutes",
+    draw_count=3,
+    passes=None,
+    explicit_turn=True,
+    multiplier="1",  # unused: a duel seat's game pays nothing itself
+    rules_version="klondike-duel/1",
+    undo=False,
+    time_limit=300,
+    duel=True,
+    summary=(
+        "Seed 003: dealt only to a duel's seat; every seat of a duel plays the same deck.",
+        "7 columns of 1 to 7 cards, the top card of each face up; 24 in the stock.",
+        "Draw three cards at a time; unlimited passes through the stock.",
+        *_BUILDING,
+        "Face-down cards are turned by the player. No undo.",
+        "Five minutes on the server's clock from the deal; nothing is accepted after that.",
+        "Points: 5 x rank for a card's first time on a foundation (50 for a 10, J, Q, K), 10 "
+        "per card turned, -20 per recycle after the second, 1,700 for all 52 and then 5 per "
+        "whole second left.",
     ),
 )

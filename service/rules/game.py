@@ -102,6 +102,10 @@ class GameRules(ABC):
     draw_count: int = 1
     #: Draws of a buried card allowed per game (None: the game has no such draw).
     picks: int | None = None
+    #: Seconds on the server's clock from the deal (None: untimed); no command after that.
+    time_limit: int | None = None
+    #: Dealt only to a duel's seat (its money is the duel's), never on its own.
+    duel: bool = False
     published: Published | None = None
 
     @abstractmethod

@@ -1,0 +1,236 @@
+"""Duels (seed 003): join, deal the seat's game, play it against the clock, read, void, list."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from flask import url_for
+from flask_smorest import Blueprint
+from marshmallow import RAISE
+
+from events import chain
+from service import game as g
+from service.api import schemas
+from service.api.auth import allow, require_principal
+from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
+from service.api.games import make_command
+from service.api.problems import Problem
+from service.api.requests import (
+    IDEMPOTENCY_KEY_HEADER,
+    parse_time_cursor,
+    request_context,
+    time_cursor,
+)
+from service.api.wiring import services
+from service.duel_service import LoadedDuel
+from service.duel_views import duel_view
+from service.game_service import CertificationDeal
+from service.games import KLONDIKE_DUEL
+
+blp = Blueprint(
+    "duels", __name__, url_prefix="/v1/duels", description="Classic duels: one deal, five minutes"
+)
+
+
+def _answer(loaded: LoadedDuel, status: int = 200) -> tuple[dict[str, Any], int, dict[str, str]]:
+    principal = require_principal()
+    view = duel_view(loaded, principal.actor, services().duels.clock())
+    headers = {"ETag": f'"{loaded.state.version}"'}
+    if loaded.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return view, status, headers
+
+
+@blp.route("", methods=["POST"])
+@allow("operator", player="owner")
+@blp.doc(
+    security=BEARER,
+    parameters=[IDEMPOTENCY_KEY_HEADER],
+    summary="Join a duel: the oldest open one of this fee and seat count, or a new one",
+    description="The entry fee is debited into the duel's pot in the same transaction. Every "
+    "seat plays the same committed deal; the best score takes the pot less the rake. In "
+    "certification mode an operator may join for a player (player_id), and open a duel dealt "
+    "from a given seed or deck.",
+)
+@blp.arguments(schemas.JoinDuelSchema)
+@blp.response(201, schemas.DuelViewSchema)
+@problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
+def join(body: dict[str, Any]) -> Any:
+    principal = require_principal()
+    certification = None
+    certify = False
+    if principal.role == "player":
+        assert principal.player_id is not None
+        if {"seed", "deck", "certification"} & body.keys() or body.get("player_id") not in (
+            None,
+            principal.player_id,
+        ):
+            raise Problem(
+                "certification-disabled",
+                "only an operator, in certification mode, opens a duel from a given seed or "
+                "deck or joins for another player",
+            )
+        player_id = principal.player_id
+    else:
+        if not services().settings.certification_mode:
+            raise Problem("certification-disabled", "operators join duels only in certification")
+        if "player_id" not in body or ("seed" in body and "deck" in body):
+            raise Problem(
+                "validation-error",
+                "an operator's join names player_id and at most one of seed or deck",
+                errors={"player_id": ["required, with at most one of seed or deck"]},
+            )
+        player_id = body["player_id"]
+        certify = True
+        if "seed" in body or "deck" in body:
+            deck = tuple(body["deck"]) if "deck" in body else None
+            certification = CertificationDeal(seed_hex=body.get("seed"), deck=deck)
+    loaded = services().duels.join(
+        request_context(),
+        player_id,
+        body["fee"],
+        body["seats"],
+        certification=certification,
+        certify=certify,
+    )
+    view, _, headers = _answer(loaded)
+    headers["Location"] = url_for("duels.duel", duel_id=loaded.state.duel_id)
+    return view, 201, headers
+
+
+@blp.route("", methods=["GET"], endpoint="listed")
+@allow("operator", "auditor")
+@blp.doc(security=BEARER, summary="Every duel, newest first, by status and player")
+@blp.arguments(schemas.DuelListQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, schemas.DuelPageSchema)
+@problems(blp, *AUTHENTICATED, 422)
+def listed(query: dict[str, Any]) -> Any:
+    before = parse_time_cursor(query["before"]) if query["before"] else None
+    limit = query["limit"]
+    rows = services().duels.listed(
+        status=query.get("status"), player_id=query.get("player_id"), before=before, limit=limit + 1
+    )
+    return _page(rows, limit)
+
+
+def _page(rows: list[Any], limit: int) -> dict[str, Any]:
+    more = len(rows) > limit
+    rows = rows[:limit]
+    last = rows[-1] if rows else None
+    return {
+        "items": rows,
+        "next": time_cursor(last.opened_at, last.duel_id) if more and last else None,
+    }
+
+
+@blp.route("/paytables", methods=["GET"])
+@blp.doc(summary="The published duel paytables: fees, seats, rake, time to fill")
+@blp.response(200, schemas.DuelPaytableSchema(many=True))
+def paytables() -> Any:
+    return [
+        {
+            "id": t.id,
+            "version": t.version,
+            "currency": t.currency,
+            "fees": list(t.fees),
+            "max_seats": t.max_seats,
+            "rake": t.rake,
+            "fill_within_seconds": int(t.fill_within.total_seconds()),
+            "variant": KLONDIKE_DUEL.id,
+            "rules": list(KLONDIKE_DUEL.summary),
+        }
+        for t in services().duels.paytables()
+    ]
+
+
+@blp.route("/<uuid:duel_id>", methods=["GET"])
+@allow("operator", "auditor", player="seated")
+@blp.doc(
+    security=BEARER,
+    summary="A duel: your seat, game and time left while playing; every result once settled",
+)
+@blp.response(200, schemas.DuelViewSchema)
+@problems(blp, *AUTHENTICATED, 404)
+def duel(duel_id: uuid.UUID) -> Any:
+    principal = require_principal()
+    return _answer(services().duels.duel(duel_id, principal.actor))
+
+
+@blp.route("/<uuid:duel_id>/deal", methods=["POST"])
+@allow(player="seated")
+@blp.doc(
+    security=BEARER,
+    parameters=[IDEMPOTENCY_KEY_HEADER],
+    summary="Deal your seat's game: the duel's deck, five minutes from now",
+)
+@blp.arguments(schemas.EmptySchema, required=False)
+@blp.response(200, schemas.DuelViewSchema)
+@problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
+def deal(body: dict[str, Any], duel_id: uuid.UUID) -> Any:
+    principal = require_principal()
+    assert principal.player_id is not None
+    return _answer(services().duels.deal(request_context(), duel_id, principal.player_id))
+
+
+@blp.route("/<uuid:duel_id>/actions", methods=["POST"])
+@allow(player="seated")
+@blp.doc(
+    security=BEARER,
+    parameters=[IDEMPOTENCY_KEY_HEADER],
+    summary="Play your seat's game: any of its legal moves, or collect to stop",
+    description="The body is one of the seat game's legal_moves (as for /v1/games/{id}/"
+    "actions). After the deadline every command is refused as time-up, and the game ends.",
+)
+@blp.arguments(schemas.ActionSchema)
+@blp.response(200, schemas.DuelViewSchema)
+@problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
+def action(body: dict[str, Any], duel_id: uuid.UUID) -> Any:
+    principal = require_principal()
+    assert principal.player_id is not None
+    name = body["action"]
+    command: g.PlayAction | g.Collect = (
+        g.Collect("player") if name == "collect" else make_command(name, body)
+    )
+    return _answer(services().duels.play(request_context(), duel_id, principal.player_id, command))
+
+
+@blp.route("/<uuid:duel_id>/void", methods=["POST"])
+@allow("operator")
+@blp.doc(
+    security=BEARER,
+    parameters=[IDEMPOTENCY_KEY_HEADER],
+    summary="Void a duel: every fee refunded, seats still playing voided",
+)
+@blp.arguments(schemas.VoidSchema)
+@blp.response(200, schemas.DuelViewSchema)
+@problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
+def void(body: dict[str, Any], duel_id: uuid.UUID) -> Any:
+    return _answer(services().duels.void(request_context(), duel_id, body["reason"]))
+
+
+@blp.route("/<uuid:duel_id>/events", methods=["GET"])
+@allow("auditor")
+@blp.doc(security=BEARER, summary="The duel's raw event stream with its hash chain")
+@blp.response(200, schemas.DuelEventStreamSchema)
+@problems(blp, *AUTHENTICATED, 404)
+def events(duel_id: uuid.UUID) -> Any:
+    records = services().duels.records(duel_id)
+    return {"duel_id": duel_id, "chain_intact": chain.verify(records) is None, "events": records}
+
+
+player_duels = Blueprint(
+    "player_duels", __name__, url_prefix="/v1/players", description="A player's duels"
+)
+
+
+@player_duels.route("/<uuid:player_id>/duels", methods=["GET"])
+@allow("operator", "auditor", player="self")
+@player_duels.doc(security=BEARER, summary="The duels a player sat in, newest first")
+@player_duels.arguments(schemas.PageQuerySchema, location="query", unknown=RAISE)
+@player_duels.response(200, schemas.DuelPageSchema)
+@problems(player_duels, *AUTHENTICATED, 404, 422)
+def history(query: dict[str, Any], player_id: uuid.UUID) -> Any:
+    before = parse_time_cursor(query["before"]) if query["before"] else None
+    limit = query["limit"]
+    return _page(services().duels.of_player(player_id, before=before, limit=limit + 1), limit)
