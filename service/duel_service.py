@@ -18,11 +18,12 @@ from datetime import datetime
 from events.catalog import Collected, DuelEvent, DuelSettled, GameEvent
 from events.codec import decode_duel, decode_game
 from events.records import ConcurrencyConflict, NewEvent, RecordedEvent
+from service import audit, errors, ledger, scoring, shuffle
 from service import duel as d
-from service import errors, ledger, scoring, shuffle
 from service import game as g
 from service.clock import Clock, instant, parse_instant, system_clock
 from service.context import SYSTEM, Actor, RequestContext, event_metadata
+from service.duel_verification import DuelVerification, SeatStream, verify_duel
 from service.errors import CertificationDisabled, NotFound, RuleViolation, TimeUp
 from service.game_service import (
     CertificationDeal,
@@ -443,6 +444,29 @@ class Duels:
     ) -> list[DuelRow]:
         with self._uow() as uow:
             return uow.duels.listed(status=status, player_id=player_id, before=before, limit=limit)
+
+    def verify(
+        self, duel_id: uuid.UUID, actor: Actor
+    ) -> tuple[list[RecordedEvent], DuelVerification]:
+        """The duel's records and every check on it (service.duel_verification): auditors any
+        duel; a player only one they sat in, once it has ended."""
+        with self._uow() as uow:
+            records = uow.events.read_stream(duel_stream(duel_id))
+            if not records:
+                raise NotFound("duel", duel_id)
+            postings = audit.stream_postings(uow, duel_stream(duel_id))
+            state = d.fold(_decode_duel(records))
+            if actor.role == "player" and (state.seat_of(actor.id) is None or not state.is_over):
+                raise NotFound("duel", duel_id)
+            seats = {
+                s.game_id: SeatStream(
+                    uow.events.read_stream(game_stream(s.game_id)),
+                    audit.stream_postings(uow, game_stream(s.game_id)),
+                )
+                for s in state.seats
+                if s.game_id is not None
+            }
+        return records, verify_duel(records, postings, seats, self._game_paytables)
 
     def records(self, duel_id: uuid.UUID) -> list[RecordedEvent]:
         with self._uow() as uow:

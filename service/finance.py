@@ -11,6 +11,11 @@ Definitions (per day, currency and variant, days in UTC):
 - GGR = stakes - payouts - refunds;
 - RTP = payouts / (stakes - refunds): voided stakes were never really wagered;
 - held at end of day = stakes of games started by then and not finished by then.
+
+Duels are the ``klondike-duel`` line: a seat taken is a game started and its entry fee a stake;
+a settlement finishes every seat, its prizes are the payouts (so GGR is the rake); a
+cancellation finishes every seat with its fee refunded. A seat's own game moves no money and is
+not counted again.
 """
 
 from __future__ import annotations
@@ -25,8 +30,15 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from events.catalog import Collected, StakePlaced, Voided
-from events.codec import decode_game
+from events.catalog import (
+    Collected,
+    DuelCancelled,
+    DuelSettled,
+    SeatTaken,
+    StakePlaced,
+    Voided,
+)
+from events.codec import decode_duel, decode_game
 from service.games import GAMES
 from service.unit_of_work import UnitOfWork
 
@@ -46,12 +58,13 @@ UPDATE projection_checkpoints SET position = %(position)s, updated_at = statemen
  WHERE name = %(name)s
 """
 
-# Money events of games after a position, in log order.
+# Money events of games and duels after a position, in log order.
 MONEY_EVENTS_SQL = """
 SELECT position, stream_id, type, schema_version, data, recorded_at
   FROM events
- WHERE position > %(after)s AND stream_id LIKE 'game-%%'
-   AND type IN ('StakePlaced', 'Collected', 'Voided')
+ WHERE position > %(after)s
+   AND ((stream_id LIKE 'game-%%' AND type IN ('StakePlaced', 'Collected', 'Voided'))
+        OR (stream_id LIKE 'duel-%%' AND type IN ('SeatTaken', 'DuelSettled', 'DuelCancelled')))
  ORDER BY position
  LIMIT %(limit)s
 """
@@ -59,7 +72,8 @@ SELECT position, stream_id, type, schema_version, data, recorded_at
 # The last position in the log (the projector's checkpoint moves there once caught up).
 HEAD_SQL = "SELECT coalesce(max(position), 0) FROM events"
 
-# The StakePlaced of these games: variant, currency and stake for their endings.
+# The first event of these streams (a game's StakePlaced: variant, currency and stake for its
+# ending; a duel's DuelOpened: its currency and seats).
 STAKES_SQL = """
 SELECT stream_id, data FROM events WHERE stream_id = ANY(%(streams)s) AND version = 1
 """
@@ -156,8 +170,17 @@ def catch_up(uow: UnitOfWork) -> int:
                 cur.execute(STAKES_SQL, {"streams": list(set(endings))})
                 stakes = dict(cur.fetchall())
             for pos, stream, type_name, version, data, recorded_at in rows:
-                event = decode_game(type_name, version, data)
                 day = utc_day(recorded_at)
+                folded += 1
+                position = pos
+                if stream.startswith("duel-"):
+                    _fold_duel_money(increments, day, stakes[stream], type_name, version, data)
+                    continue
+                event = decode_game(type_name, version, data)
+                if isinstance(event, StakePlaced) and event.duel_id is not None:
+                    continue  # a seat's fee is its duel's SeatTaken
+                if not isinstance(event, StakePlaced) and stakes[stream].get("duel_id"):
+                    continue
                 if isinstance(event, StakePlaced):
                     totals = increments[(day, event.currency, event.variant)]
                     totals["games_started"] += 1
@@ -172,8 +195,6 @@ def catch_up(uow: UnitOfWork) -> int:
                         totals["payouts"] += event.winnings
                     elif isinstance(event, Voided):
                         totals["refunds"] += event.refund
-                folded += 1
-                position = pos
             if len(rows) < BATCH:
                 break
         for (day, currency, variant), totals in increments.items():
@@ -189,6 +210,33 @@ def catch_up(uow: UnitOfWork) -> int:
         cur.execute(MOVE_CHECKPOINT_SQL, {"name": CHECKPOINT, "position": max(position, head)})
     uow.commit()
     return folded
+
+
+def _fold_duel_money(
+    increments: dict[tuple[date, str, str], dict[str, int]],
+    day: date,
+    opened: dict[str, Any],
+    type_name: str,
+    version: int,
+    data: dict[str, Any],
+) -> None:
+    """A duel's money on its day: a seat's fee as a stake, a settlement's prizes as payouts,
+    a cancellation's refunds, each finishing the seats it settles."""
+    event = decode_duel(type_name, version, data)
+    totals = increments[(day, opened["currency"], opened["variant"])]
+    if isinstance(event, SeatTaken):
+        totals["games_started"] += 1
+        totals["stakes"] += event.fee
+        totals["certification_games"] += int(bool(opened.get("certification")))
+    elif isinstance(event, DuelSettled):
+        totals["games_finished"] += int(opened["seats"])
+        totals["payouts"] += sum(p.amount for p in event.payouts)
+        totals["stakes_settled"] += event.pot
+    elif isinstance(event, DuelCancelled):
+        refunded = sum(r.amount for r in event.refunds)
+        totals["games_finished"] += len(event.refunds)
+        totals["refunds"] += refunded
+        totals["stakes_settled"] += refunded
 
 
 _COUNTERS = (
@@ -312,20 +360,26 @@ def report_csv(report: DailyReport) -> str:
 
 # --- reconciliation ---------------------------------------------------------------------------
 
-# The day's game money events.
+# The day's game and duel money events.
 DAY_EVENTS_SQL = """
 SELECT stream_id, version, type, schema_version, data
   FROM events
  WHERE recorded_at >= %(start)s AND recorded_at <= %(last)s
-   AND stream_id LIKE 'game-%%' AND type IN ('StakePlaced', 'Collected', 'Voided')
+   AND ((stream_id LIKE 'game-%%' AND type IN ('StakePlaced', 'Collected', 'Voided'))
+        OR (stream_id LIKE 'duel-%%' AND type IN ('SeatTaken', 'DuelSettled', 'DuelCancelled')))
 """
 
-# The day's game money in the ledger.
+# The day's game and duel money in the ledger.
 DAY_LEDGER_SQL = """
 SELECT cause_stream, cause_version, kind, amount, currency
   FROM ledger_transactions
  WHERE created_at >= %(start)s AND created_at <= %(last)s
-   AND kind IN ('stake', 'winnings', 'refund')
+   AND kind IN ('stake', 'winnings', 'refund', 'duel-fee', 'duel-prize', 'duel-refund')
+"""
+
+# A duel's currency, from its first event.
+DUEL_CURRENCY_SQL = """
+SELECT stream_id, data->>'currency' FROM events WHERE stream_id = ANY(%(streams)s) AND version = 1
 """
 
 # Counterparts dated on another day (a transaction straddling midnight), looked up by cause.
@@ -353,17 +407,41 @@ _KIND = {"StakePlaced": "stake", "Collected": "winnings", "Voided": "refund"}
 
 
 def _expected_money(
-    type_name: str, version: int, data: dict[str, Any]
+    stream: str, type_name: str, version: int, data: dict[str, Any], currencies: dict[str, str]
 ) -> tuple[str, int, str] | None:
-    """(kind, amount, currency) a game event puts in the ledger; None if nothing."""
+    """(kind, amount, currency) a game or duel event puts in the ledger; None if nothing."""
+    if stream.startswith("duel-"):
+        return _expected_duel_money(
+            decode_duel(type_name, version, data), currencies.get(stream, "")
+        )
     event = decode_game(type_name, version, data)
     if isinstance(event, StakePlaced):
+        if event.duel_id is not None:
+            return None  # a seat's fee is its duel's
         return "stake", event.stake, event.currency
     if isinstance(event, Collected):
         return ("winnings", event.winnings, event.currency) if event.winnings else None
     if isinstance(event, Voided):
         return ("refund", event.refund, event.currency) if event.refund else None
     return None
+
+
+def _expected_duel_money(event: Any, currency: str) -> tuple[str, int, str] | None:
+    if isinstance(event, SeatTaken):
+        return "duel-fee", event.fee, currency
+    if isinstance(event, DuelSettled):
+        return "duel-prize", event.pot, currency
+    if isinstance(event, DuelCancelled) and event.refunds:
+        return "duel-refund", sum(r.amount for r in event.refunds), currency
+    return None
+
+
+def _duel_currencies(cur: Any, rows: list[Any]) -> dict[str, str]:
+    streams = sorted({r[0] for r in rows if str(r[0]).startswith("duel-")})
+    if not streams:
+        return {}
+    cur.execute(DUEL_CURRENCY_SQL, {"streams": streams})
+    return dict(cur.fetchall())
 
 
 def reconcile(uow: UnitOfWork, day: date) -> dict[str, Any]:
@@ -375,8 +453,11 @@ def reconcile(uow: UnitOfWork, day: date) -> dict[str, Any]:
     with uow.conn.cursor() as cur:
         cur.execute(DAY_EVENTS_SQL, {"start": start, "last": last})
         day_events = cur.fetchall()
+        currencies = _duel_currencies(cur, day_events)
         for stream, version, type_name, schema_version, data in day_events:
-            events[(stream, version)] = _expected_money(type_name, schema_version, data)
+            events[(stream, version)] = _expected_money(
+                stream, type_name, schema_version, data, currencies
+            )
         cur.execute(DAY_LEDGER_SQL, {"start": start, "last": last})
         day_ledger = cur.fetchall()
         for stream, version, kind, amount, currency in day_ledger:
@@ -390,8 +471,12 @@ def reconcile(uow: UnitOfWork, day: date) -> dict[str, Any]:
                 EVENTS_BY_KEY_SQL,
                 {"streams": [k[0] for k in want_events], "versions": [k[1] for k in want_events]},
             )
-            for stream, version, type_name, schema_version, data in cur.fetchall():
-                other_events[(stream, version)] = _expected_money(type_name, schema_version, data)
+            found_rows = cur.fetchall()
+            currencies |= _duel_currencies(cur, found_rows)
+            for stream, version, type_name, schema_version, data in found_rows:
+                other_events[(stream, version)] = _expected_money(
+                    stream, type_name, schema_version, data, currencies
+                )
         other_entries: dict[tuple[str, int], tuple[str, int, str]] = {}
         if want_ledger:
             cur.execute(
@@ -422,7 +507,7 @@ def reconcile(uow: UnitOfWork, day: date) -> dict[str, Any]:
         stream, version = key
         mismatches.append(
             {
-                "game_id": stream.removeprefix("game-"),
+                "game_id": stream.removeprefix("game-").removeprefix("duel-"),
                 "event": f"{stream} v{version}",
                 "check": "ledger-vs-events",
                 "expected": _describe(expected),
@@ -443,7 +528,14 @@ def reconcile(uow: UnitOfWork, day: date) -> dict[str, Any]:
 
 
 def _zero() -> dict[str, int]:
-    return {"stake": 0, "winnings": 0, "refund": 0}
+    return {
+        "stake": 0,
+        "winnings": 0,
+        "refund": 0,
+        "duel-fee": 0,
+        "duel-prize": 0,
+        "duel-refund": 0,
+    }
 
 
 def _same(expected: tuple[str, int, str] | None, found: tuple[str, int, str] | None) -> bool:

@@ -8,7 +8,7 @@ regulatory replay, the whole-history audit and its benchmark.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -19,6 +19,7 @@ from events.catalog import (
     CardMoved,
     CardPicked,
     CardTurned,
+    ClockStarted,
     Collected,
     Dealt,
     GameEvent,
@@ -241,19 +242,32 @@ def _misfit(events: Sequence[GameEvent]) -> tuple[int, str] | None:
 
 
 def _start_command(
-    placed: StakePlaced, dealt: Dealt, paytables: Mapping[str, Paytable], deck: Sequence[Card]
+    events: Sequence[GameEvent], paytables: Mapping[str, Paytable], deck: Sequence[Card]
 ) -> g.StartGame:
+    """The deal the first events record: a timed game's on its recorded clock, a duel seat's
+    under its duel's paytable."""
+    placed, dealt = events[0], events[1]
+    assert isinstance(placed, StakePlaced)
+    assert isinstance(dealt, Dealt)
+    clock = events[2] if len(events) > 2 else None
+    seat = placed.duel_id is not None
     return g.StartGame(
         game_id=placed.game_id,
         player_id=placed.player_id,
         variant=placed.variant,
         stake=placed.stake,
-        paytable=_recorded_paytable(placed, paytables),
+        # A seat's fee is its duel paytable's (recorded as such): only the currency is read.
+        paytable=Paytable("duel-seat", 1, placed.currency, 52, 52, 52, (52,))
+        if seat
+        else _recorded_paytable(placed, paytables),
         deck=tuple(deck),
         shuffle_algorithm=dealt.shuffle_algorithm,
         seed_commitment=dealt.seed_commitment or "",
         client_seed=dealt.client_seed,
         certification=placed.certification,
+        duel_id=placed.duel_id,
+        now=parse_instant(clock.started_at) if isinstance(clock, ClockStarted) else None,
+        duel_paytable=(placed.paytable_id, placed.paytable_version) if seat else None,
     )
 
 
@@ -294,9 +308,9 @@ def _check_rules(
     placed, dealt = events[0], events[1]
     assert isinstance(placed, StakePlaced)
     assert isinstance(dealt, Dealt)
-    start = 2
+    start = 3 if len(events) > 2 and isinstance(events[2], ClockStarted) else 2
     try:
-        command = _start_command(placed, dealt, paytables, deck or ())
+        command = _start_command(events, paytables, deck or ())
         if g.stake_placed(command) != placed:
             result.fail("rules", _location(stream, 1), g.stake_placed(command), placed)
         if deck is not None and dealt.deck is None:
@@ -485,6 +499,17 @@ def _check_ledger(
         entry = ledger.entry_for(event, stream, version, placed.player_id, placed.game_id)
         if entry is not None:
             expected[version] = entry
+    compare_ledger(result.fail, stream, expected, postings)
+
+
+Fail = Callable[[str, str, object, object], None]
+
+
+def compare_ledger(
+    fail: Fail, stream: str, expected: Mapping[int, ledger.Entry], postings: Sequence[PostingRow]
+) -> None:
+    """The postings a stream caused against the transactions its events call for (by event
+    version): each exactly, balanced, and nothing else."""
     actual: dict[int, list[PostingRow]] = {}
     for row in postings:
         actual.setdefault(row.cause_version, []).append(row)
@@ -492,38 +517,36 @@ def _check_ledger(
         entry, rows = expected.get(version), actual.get(version, [])
         where = _location(stream, version)
         if entry is None:
-            result.fail(
-                "ledger", f"posting {rows[0].posting_id}", "no money for this event", rows[0].kind
-            )
+            fail("ledger", f"posting {rows[0].posting_id}", "no money for this event", rows[0].kind)
             continue
         if not rows:
-            result.fail("ledger", where, f"{entry.kind} of {entry.amount}", "no ledger transaction")
+            fail("ledger", where, f"{entry.kind} of {entry.amount}", "no ledger transaction")
             continue
         wanted = {a.account_id: amount for a, amount in entry.postings}
         for row in rows:
             if row.transaction_amount != entry.amount or row.kind != entry.kind:
-                result.fail(
+                fail(
                     "ledger",
                     f"posting {row.posting_id}",
                     f"{entry.kind} {entry.amount}",
                     f"{row.kind} {row.transaction_amount}",
                 )
             if wanted.get(row.account_id) != row.amount:
-                result.fail(
+                fail(
                     "ledger",
                     f"posting {row.posting_id}",
                     f"{row.account_id} {wanted.get(row.account_id)}",
                     row.amount,
                 )
             if row.balance_after != row.balance_before + row.amount:
-                result.fail(
+                fail(
                     "ledger",
                     f"posting {row.posting_id}",
                     f"balance after {row.balance_before + row.amount}",
                     row.balance_after,
                 )
         if {r.account_id for r in rows} != set(wanted) or sum(r.amount for r in rows) != 0:
-            result.fail(
+            fail(
                 "ledger",
                 where,
                 f"postings {sorted(wanted.items())}",

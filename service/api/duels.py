@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import asdict
 from typing import Any
 
 from flask import url_for
@@ -217,6 +218,44 @@ def void(body: dict[str, Any], duel_id: uuid.UUID) -> Any:
 def events(duel_id: uuid.UUID) -> Any:
     records = services().duels.records(duel_id)
     return {"duel_id": duel_id, "chain_intact": chain.verify(records) is None, "events": records}
+
+
+@blp.route("/<uuid:duel_id>/replay", methods=["GET"])
+@allow("auditor", player="seated")
+@blp.doc(
+    security=BEARER,
+    summary="Replay a duel: its events with who and when, and every check",
+    description="Auditors any duel; a seat's player their own once it has ended. The checks: "
+    "the hash chain, the revealed seed against the commitment, each seat's game (its own "
+    "replay's checks with the duel's seed), each seat's points worked out again from its "
+    "game's events, the settlement decided again from the seats, and the ledger.",
+)
+@blp.response(200, schemas.DuelReplaySchema)
+@problems(blp, *AUTHENTICATED, 404)
+def replay(duel_id: uuid.UUID) -> Any:
+    principal = require_principal()
+    records, verification = services().duels.verify(duel_id, principal.actor)
+    return {
+        "label": "replay",
+        "duel_id": duel_id,
+        "steps": [
+            {
+                "version": r.version,
+                "type": r.type,
+                "recorded_at": r.recorded_at,
+                "actor": r.metadata.get("actor"),
+                "role": r.metadata.get("role"),
+                "data": r.data,
+                "hash": r.hash,
+            }
+            for r in records
+        ],
+        "verification": {
+            "verified": verification.ok,
+            "checks": verification.checks,
+            "findings": [asdict(f) for f in verification.findings],
+        },
+    }
 
 
 player_duels = Blueprint(

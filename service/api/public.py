@@ -11,7 +11,7 @@ from service.api import schemas
 from service.api.docs import problems
 from service.api.problems import TYPES, Problem
 from service.api.wiring import services
-from service.games import GAMES, VEGAS_DRAW1
+from service.games import STANDALONE, VEGAS_DRAW1
 from service.paytable import STAKE_GRID
 from service.rules.game import GameRules
 
@@ -27,7 +27,7 @@ def variants() -> Any:
     vegas = VEGAS_DRAW1
     return {
         "rules_version": vegas.rules_version,
-        "variants": [_game(game) for game in GAMES.values()],
+        "variants": [_game(game) for game in STANDALONE.values()],
         "paytables": [
             {
                 **t.as_config(),

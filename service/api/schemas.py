@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from service.games import GAMES
+from service.games import GAMES, STANDALONE
 from service.games.klondike import ANY_FOUNDATION, FOUNDATION_PILES, TABLEAU_PILES, WASTE
 from service.rules.actions import ACTIONS
 from service.rules.cards import CANONICAL_DECK
@@ -158,7 +158,7 @@ class VariantsSchema(Schema):
 
 
 class QuoteQuerySchema(Strict):
-    variant = fields.String(required=True, validate=validate.OneOf(tuple(GAMES)))
+    variant = fields.String(required=True, validate=validate.OneOf(tuple(STANDALONE)))
     stake = fields.Integer(required=True, validate=validate.Range(min=0, max=10**12))
     currency = fields.String(load_default="GBP", validate=CURRENCY)
 
@@ -297,7 +297,7 @@ class PreferencesSchema(Strict):
 
 
 class NewGameSchema(Strict):
-    variant = fields.String(required=True, validate=validate.OneOf(tuple(GAMES)))
+    variant = fields.String(required=True, validate=validate.OneOf(tuple(STANDALONE)))
     stake = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=10**12))
     client_seed = fields.String(
         validate=validate.Regexp(r"^[ -~]{1,64}\Z", error="1 to 64 printable ASCII characters")
@@ -772,6 +772,9 @@ class MoneySidesSchema(Schema):
     stake = fields.Integer(required=True)
     winnings = fields.Integer(required=True)
     refund = fields.Integer(required=True)
+    duel_fee = fields.Integer(required=True, data_key="duel-fee", attribute="duel-fee")
+    duel_prize = fields.Integer(required=True, data_key="duel-prize", attribute="duel-prize")
+    duel_refund = fields.Integer(required=True, data_key="duel-refund", attribute="duel-refund")
 
 
 class CurrencyReconciliationSchema(Schema):
@@ -781,7 +784,7 @@ class CurrencyReconciliationSchema(Schema):
 
 
 class MismatchSchema(Schema):
-    game_id = fields.String(required=True)
+    game_id = fields.String(required=True, metadata={"description": "the game's or duel's id"})
     event = fields.String(required=True, metadata={"description": 'e.g. "game-<id> v7"'})
     check = fields.String(required=True)
     expected = fields.String(required=True)
@@ -941,3 +944,26 @@ class DuelEventStreamSchema(Schema):
     duel_id = fields.UUID(required=True)
     chain_intact = fields.Boolean(required=True)
     events = fields.List(fields.Nested(RecordedEventSchema), required=True)
+
+
+class DuelStepSchema(Schema):
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+    recorded_at = fields.DateTime(required=True)
+    actor = fields.String(allow_none=True)
+    role = fields.String(allow_none=True)
+    data = fields.Dict(required=True)
+    hash = fields.String(required=True)
+
+
+class DuelVerificationSchema(Schema):
+    verified = fields.Boolean(required=True)
+    checks = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+    findings = fields.List(fields.Dict(), required=True)
+
+
+class DuelReplaySchema(Schema):
+    label = fields.String(required=True, metadata={"description": "always 'replay'"})
+    duel_id = fields.UUID(required=True)
+    steps = fields.List(fields.Nested(DuelStepSchema), required=True)
+    verification = fields.Nested(DuelVerificationSchema, required=True)

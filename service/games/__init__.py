@@ -26,6 +26,7 @@ __all__ = [
     "PYRAMID",
     "SALIC_LAW",
     "SCORPION",
+    "STANDALONE",
     "SUPER_SCORPION",
     "THREE_SHUFFLES",
     "UPSIDE_DOWN_PYRAMID",
@@ -52,6 +53,10 @@ GAMES: dict[str, GameRules] = {
         KLONDIKE_DUEL,
     )
 }
+
+
+#: The games a player deals on their own for a stake: every game but a duel's seat game.
+STANDALONE: dict[str, GameRules] = {k: v for k, v in GAMES.items() if not v.duel}
 
 
 def game_named(game_id: str) -> GameRules:
