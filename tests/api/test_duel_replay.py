@@ -3,8 +3,16 @@ what it is there for."""
 
 from __future__ import annotations
 
+import uuid
+from dataclasses import replace
+from datetime import UTC, date, datetime
 from typing import Any
 
+from events import chain
+from events.records import RecordedEvent
+from service import audit
+from service.duel_verification import SeatStream, verify_duel
+from service.wiring import Container
 from tests.api.client import Http
 from tests.api.duel_support import FakeClock, clock, join, seat_call
 from tests.api.factories import WalletFactory
@@ -49,3 +57,92 @@ def test_a_settled_duel_replays_with_every_check_passing(http: Http, clock: Fake
     alone = http.get(f"/v1/games/{game_id}/replay", http.auditor_key).get_json()
     assert alone["verification"]["findings"] == []
     assert alone["verification"]["checks"]["seed-commitment"] == "pending"
+
+
+def _rechained(records: list[RecordedEvent], version: int, data: dict[str, Any]) -> list[Any]:
+    """The stream with one event's data rewritten and every hash recomputed, as an insider
+    rewriting history consistently would leave it."""
+    out: list[RecordedEvent] = []
+    prev = chain.GENESIS
+    for record in records:
+        changed = replace(record, data=data) if record.version == version else record
+        changed = replace(changed, prev_hash=prev)
+        changed = replace(changed, hash=chain.hash_of(changed))
+        out.append(changed)
+        prev = changed.hash
+    return out
+
+
+def _inputs(container: Container, duel_id: str) -> tuple[list[RecordedEvent], Any, Any]:
+    records = container.duels.records(uuid.UUID(duel_id))
+    with container.unit_of_work() as uow:
+        postings = audit.stream_postings(uow, records[0].stream_id)
+        seats = {}
+        for record in records:
+            if record.type == "SeatDealt":
+                stream = f"game-{record.data['game_id']}"
+                seats[record.data["game_id"]] = SeatStream(
+                    uow.events.read_stream(stream), audit.stream_postings(uow, stream)
+                )
+    return records, postings, seats
+
+
+def _failed(result: Any) -> set[str]:
+    return {check for check, status in result.checks.items() if status == "fail"}
+
+
+def test_each_duel_check_catches_a_consistent_rewrite(
+    http: Http, clock: FakeClock, container: Container
+) -> None:
+    duel_id, _ = _settled_duel(http, clock, 1_000)
+    records, postings, seats = _inputs(container, duel_id)
+    tables = container.settings.paytables
+    assert verify_duel(records, postings, seats, tables).findings == []
+
+    finished = next(r for r in records if r.type == "SeatFinished")
+    forged = _rechained(records, finished.version, {**finished.data, "points": 9_999})
+    assert "points" in _failed(verify_duel(forged, postings, seats, tables))
+
+    settled = records[-1]
+    assert settled.type == "DuelSettled"
+    first, second = settled.data["payouts"]  # a tie: both drew once and stopped
+    shifted = [{**first, "amount": first["amount"] + 1}, {**second, "amount": second["amount"] - 1}]
+    forged = _rechained(records, settled.version, {**settled.data, "payouts": shifted})
+    assert {"settlement", "ledger"} <= _failed(verify_duel(forged, postings, seats, tables))
+
+    forged = _rechained(records, settled.version, {**settled.data, "server_seed": "ab" * 32})
+    assert "seed-commitment" in _failed(verify_duel(forged, postings, seats, tables))
+
+    first_seat = next(iter(seats))
+    missing = {k: v for k, v in seats.items() if k != first_seat}
+    assert "seats" in _failed(verify_duel(records, postings, missing, tables))
+
+    assert "ledger" in _failed(verify_duel(records, postings[1:], seats, tables))
+
+
+def _duel_line(http: Http, day: date) -> dict[str, Any]:
+    report = http.get(
+        f"/v1/reports/daily?from={day}&to={day}&currency=GBP", http.finance_key
+    ).get_json()
+    (row,) = [r for r in report["days"] if r["variant"] == "klondike-duel"]
+    return dict(row)
+
+
+def test_finance_reports_and_reconciles_duels(http: Http, clock: FakeClock) -> None:
+    today = datetime.now(UTC).date()
+    before = _duel_line(http, today)
+    duel_id, _ = _settled_duel(http, clock, 2_000)
+    after = _duel_line(http, today)
+    change = {k: after[k] - before[k] for k in ("games_started", "games_finished", "stakes")}
+    # Two seats: two fees in, both seats settled; the prizes out; the rake is the GGR.
+    assert change == {"games_started": 2, "games_finished": 2, "stakes": 4_000}
+    assert after["payouts"] - before["payouts"] == 3_600
+    assert after["ggr"] - before["ggr"] == 400
+    assert after["refunds"] == before["refunds"]
+    reconciliation = http.get(f"/v1/reconciliation?date={today}", http.finance_key).get_json()
+    assert reconciliation["mismatches"] == []
+    gbp = reconciliation["currencies"]["GBP"]
+    assert gbp["balanced"] is True
+    assert gbp["events"]["duel-fee"] >= 4_000
+    assert gbp["events"]["duel-prize"] >= 4_000
+    assert duel_id

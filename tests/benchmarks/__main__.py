@@ -6,9 +6,15 @@ import platform
 import sys
 import time
 
-from tests.benchmarks import audit, http, rules, store
+from tests.benchmarks import audit, duels, http, rules, store
 
-SUITES = {"rules": rules.run, "store": store.run, "http": http.run, "audit": audit.run}
+SUITES = {
+    "rules": rules.run,
+    "store": store.run,
+    "http": http.run,
+    "audit": audit.run,
+    "duels": duels.run,
+}
 
 
 def main(argv: list[str]) -> None:
