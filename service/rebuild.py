@@ -1,6 +1,7 @@
 """Rebuild every projection from the event log, and say where the live tables differ.
 
-The live tables (players, preferences, betting history, account balances) are written in the same
+The live tables (players, preferences, betting history, duels and their seats, account balances)
+are written in the same
 transaction as the events they reflect. This recomputes them from nothing but the log, with the
 same pure functions the live path uses for history rows and the same event-to-ledger mapping,
 compares, and (unless asked only to check) replaces what differs. It runs under the append lock,
@@ -15,9 +16,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from events.catalog import GAME_EVENT_TYPES, AnyEvent, PlayerRegistered, PreferencesChanged
+from events.catalog import (
+    DUEL_EVENT_TYPES,
+    GAME_EVENT_TYPES,
+    AnyEvent,
+    DuelOpened,
+    PlayerRegistered,
+    PreferencesChanged,
+)
+from service import duel as d
 from service import game as g
 from service import ledger
+from service.storage.duels import DUEL_COLUMNS, SEAT_COLUMNS, DuelRow, SeatRow, duel_rows
 from service.storage.projections import (
     HISTORY_COLUMNS,
     HistoryRow,
@@ -37,11 +47,15 @@ LIVE_BALANCES_SQL = "SELECT account_id, balance FROM account_balances"
 LIVE_PREFERENCES_SQL = (
     "SELECT player_id, sound, colour, card_back, updated_at FROM player_preferences"
 )
+LIVE_DUELS_SQL = f"SELECT {DUEL_COLUMNS} FROM duels"
+LIVE_SEATS_SQL = f"SELECT {SEAT_COLUMNS} FROM duel_seats ORDER BY duel_id, seat"
 
 # Replacing a projection's rows (the tables are read models; the log is the truth).
 DELETE_PLAYER_SQL = "DELETE FROM players WHERE player_id = %(player_id)s"
 DELETE_HISTORY_SQL = "DELETE FROM game_history WHERE game_id = %(game_id)s"
 DELETE_PREFERENCES_SQL = "DELETE FROM player_preferences WHERE player_id = %(player_id)s"
+DELETE_SEATS_SQL = "DELETE FROM duel_seats WHERE duel_id = %(duel_id)s"
+DELETE_DUEL_SQL = "DELETE FROM duels WHERE duel_id = %(duel_id)s"
 SET_BALANCE_SQL = """
 INSERT INTO account_balances (account_id, kind, currency, balance)
 SELECT account_id, kind, currency, %(balance)s FROM accounts WHERE account_id = %(account_id)s
@@ -77,6 +91,7 @@ class _Rebuilt:
     history: dict[uuid.UUID, HistoryRow]
     balances: dict[str, int]
     preferences: dict[uuid.UUID, tuple[Preferences, datetime]]
+    duels: dict[uuid.UUID, tuple[DuelRow, tuple[SeatRow, ...]]]
 
 
 def _fold_log(uow: UnitOfWork) -> tuple[_Rebuilt, int, int]:
@@ -85,14 +100,33 @@ def _fold_log(uow: UnitOfWork) -> tuple[_Rebuilt, int, int]:
     games: dict[str, tuple[g.Game, datetime, datetime, datetime | None]] = {}
     balances: dict[str, int] = defaultdict(int)
     owners: dict[str, str] = {}  # player stream -> player id
+    duels: dict[str, tuple[d.Duel, datetime | None]] = {}
     position = events = 0
     while batch := uow.events.read_all(after_position=position, limit=BATCH):
         for record in batch:
             events += 1
             kind = record.stream_id.split("-", 1)[0]
-            if kind not in ("game", "player"):
+            if kind not in ("game", "player", "duel"):
                 continue  # streams of no projection (none in production; tests write some)
             event: AnyEvent = record.decode()
+            if kind == "duel" and isinstance(event, DUEL_EVENT_TYPES):
+                duel, _ = duels.get(record.stream_id, (d.INITIAL, None))
+                duel = d.evolve(duel, event)
+                duels[record.stream_id] = (duel, record.recorded_at if duel.is_over else None)
+                opened = duel.opened
+                if isinstance(event, DuelOpened):
+                    for account in (
+                        ledger.duel_pot(event.duel_id, event.currency),
+                        ledger.house_rake(event.currency),
+                    ):
+                        balances.setdefault(account.account_id, 0)
+                if opened is not None:
+                    duel_entry = ledger.duel_entry_for(
+                        event, opened.duel_id, opened.currency, record.stream_id, record.version
+                    )
+                    for account, amount in duel_entry.postings if duel_entry else ():
+                        balances[account.account_id] += amount
+                continue
             game_id: str | None = None
             if kind == "game" and isinstance(event, GAME_EVENT_TYPES):
                 state, started, _, ended = games.get(
@@ -126,9 +160,17 @@ def _fold_log(uow: UnitOfWork) -> tuple[_Rebuilt, int, int]:
         position = batch[-1].position
     history = {}
     for state, started, last, ended in games.values():
+        if state.info is not None and state.info.duel_id is not None:
+            continue  # a seat's game is its duel's, not a line of betting history
         row = history_row(state, started, last, ended)
         history[row.game_id] = row
-    return _Rebuilt(players, history, dict(balances), preferences), position, events
+    duel_table = {}
+    for duel, ended_at in duels.values():
+        if duel.opened is not None:
+            duel_row, seats = duel_rows(duel, ended_at)
+            duel_table[duel_row.duel_id] = (duel_row, tuple(seats))
+    rebuilt = _Rebuilt(players, history, dict(balances), preferences, duel_table)
+    return rebuilt, position, events
 
 
 def _live(uow: UnitOfWork) -> _Rebuilt:
@@ -141,7 +183,13 @@ def _live(uow: UnitOfWork) -> _Rebuilt:
         balances = {r[0]: int(r[1]) for r in cur.fetchall()}
         cur.execute(LIVE_PREFERENCES_SQL)
         preferences = {r[0]: (Preferences(r[1], r[2], r[3]), r[4]) for r in cur.fetchall()}
-    return _Rebuilt(players, history, balances, preferences)
+        cur.execute(LIVE_SEATS_SQL)
+        seats: dict[uuid.UUID, list[SeatRow]] = defaultdict(list)
+        for r in cur.fetchall():
+            seats[r[0]].append(SeatRow(*r))
+        cur.execute(LIVE_DUELS_SQL)
+        duels = {r[0]: (DuelRow(*r), tuple(seats.get(r[0], ()))) for r in cur.fetchall()}
+    return _Rebuilt(players, history, balances, preferences, duels)
 
 
 def _compare(live: dict[Any, Any], rebuilt: dict[Any, Any], table: str) -> list[Difference]:
@@ -164,6 +212,7 @@ def rebuild(uow: UnitOfWork, *, apply: bool = True) -> RebuildReport:
         + _compare(live.history, rebuilt.history, "game_history")
         + _compare(live.balances, rebuilt.balances, "account_balances")
         + _compare(live.preferences, rebuilt.preferences, "player_preferences")
+        + _compare(live.duels, rebuilt.duels, "duels")
     )
     if apply:
         _replace(uow, differences, rebuilt)
@@ -184,6 +233,13 @@ def _replace(uow: UnitOfWork, differences: list[Difference], rebuilt: _Rebuilt) 
                 cur.execute(DELETE_HISTORY_SQL, {"game_id": uuid.UUID(diff.key)})
                 if diff.rebuilt is not None:
                     uow.projections.save_history([diff.rebuilt])
+            elif diff.table == "duels":
+                duel_id = uuid.UUID(diff.key)
+                cur.execute(DELETE_SEATS_SQL, {"duel_id": duel_id})
+                cur.execute(DELETE_DUEL_SQL, {"duel_id": duel_id})
+                if diff.rebuilt is not None:
+                    row, seat_rows = diff.rebuilt
+                    uow.duels.save(row, list(seat_rows))
             elif diff.table == "player_preferences":
                 player_id = uuid.UUID(diff.key)
                 cur.execute(DELETE_PREFERENCES_SQL, {"player_id": player_id})

@@ -128,6 +128,7 @@ def _page(rows: list[Any], limit: int) -> dict[str, Any]:
 @blp.route("/paytables", methods=["GET"])
 @blp.doc(summary="The published duel paytables: fees, seats, rake, time to fill")
 @blp.response(200, schemas.DuelPaytableSchema(many=True))
+@problems(blp)  # before its first request the app builds its services, which can fail (503)
 def paytables() -> Any:
     return [
         {

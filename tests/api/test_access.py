@@ -213,8 +213,54 @@ def is_replay(world: World, body: Any) -> None:
     assert body["game_id"] == world.game_id
 
 
+def a_duel(world: World, *, void: bool = False) -> str:
+    """A full two-seat certification duel the owner sits in (with another player, never the
+    stranger), opened by an operator; voided (so ended) if asked."""
+    other = WalletFactory.create(balance=1_000).player
+    ids: list[str] = []
+    for player in (world.owner, other):
+        body = {"fee": 100, "player_id": player.id, "certification": True, "seats": 2}
+        if not ids:
+            body["seed"] = "cd" * 32
+        joined = world.http.post("/v1/duels", world.http.operator_key, json=body)
+        assert joined.status_code == 201, joined.get_json()
+        ids.append(joined.get_json()["id"])
+    assert ids[0] == ids[1]
+    if void:
+        voided = world.http.post(
+            f"/v1/duels/{ids[0]}/void", world.http.operator_key, json={"reason": "access"}
+        )
+        assert voided.status_code == 200, voided.get_json()
+    return str(ids[0])
+
+
+def on_duel(path: str, *, dealt: bool = False, void: bool = False, **body: Any) -> Any:
+    """A call on a new duel of the owner's (its seat dealt first, or the duel voided)."""
+
+    def prepare(world: World, role: Role) -> Call:
+        duel_id = a_duel(world, void=void)
+        if dealt:
+            done = world.http.post(f"/v1/duels/{duel_id}/deal", world.owner.token, json={})
+            assert done.status_code == 200, done.get_json()
+        return Call(path.format(duel=duel_id, player=world.owner.id), body or None)
+
+    return prepare
+
+
+def join_duel(world: World, role: Role) -> Call:
+    """Players join for themselves (the stranger tries to for the owner); an operator joins the
+    owner into a certification duel. Six seats at the top fee: no other test's duel."""
+    body: dict[str, Any] = {"fee": 5_000, "seats": 6}
+    if role == "stranger":
+        body["player_id"] = world.owner.id
+    elif role != "owner":
+        body |= {"player_id": world.owner.id, "certification": True}
+    return Call("/v1/duels", body)
+
+
 PLAYER = "/v1/players/<uuid:player_id>"
 GAME = "/v1/games/<uuid:game_id>"
+DUEL = "/v1/duels/<uuid:duel_id>"
 
 ROUTES: tuple[Route, ...] = (
     # public
@@ -366,6 +412,46 @@ ROUTES: tuple[Route, ...] = (
         "/v1/significant-events",
         at("/v1/significant-events"),
         staff_only(OK, "auditor"),
+    ),
+    # duels
+    Route(
+        "POST",
+        "/v1/duels",
+        join_duel,
+        {
+            "none": UNAUTHORIZED,
+            "owner": CREATED,
+            "stranger": Expect(403, "certification-disabled"),
+            "operator": CREATED,
+            "auditor": FORBIDDEN,
+            "finance": FORBIDDEN,
+        },
+    ),
+    Route("GET", "/v1/duels", at("/v1/duels"), staff_only(OK, "operator", "auditor")),
+    Route("GET", "/v1/duels/paytables", at("/v1/duels/paytables"), anyone()),
+    Route("GET", DUEL, on_duel("/v1/duels/{duel}"), own(OK, "operator", "auditor")),
+    Route("POST", f"{DUEL}/deal", on_duel("/v1/duels/{duel}/deal"), own(OK)),
+    Route(
+        "POST",
+        f"{DUEL}/actions",
+        on_duel("/v1/duels/{duel}/actions", dealt=True, action="draw"),
+        own(OK),
+    ),
+    Route(
+        "POST",
+        f"{DUEL}/void",
+        on_duel("/v1/duels/{duel}/void", reason="access test"),
+        staff_only(OK, "operator"),
+    ),
+    Route("GET", f"{DUEL}/events", on_duel("/v1/duels/{duel}/events"), staff_only(OK, "auditor")),
+    Route(
+        "GET", f"{DUEL}/replay", on_duel("/v1/duels/{duel}/replay", void=True), own(OK, "auditor")
+    ),
+    Route(
+        "GET",
+        f"{PLAYER}/duels",
+        at("/v1/players/{player}/duels"),
+        own(OK, "operator", "auditor"),
     ),
     # finance
     Route(

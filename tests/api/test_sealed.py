@@ -23,7 +23,7 @@ from events.records import NewEvent
 from service import shuffle
 from service.app import create_app
 from service.game import hidden_cards
-from service.games import GAMES
+from service.games import GAMES, STANDALONE
 from service.wiring import Container
 from tests.api.client import Http
 from tests.api.factories import Player, WalletFactory
@@ -237,7 +237,7 @@ def _check_refusals(game: InPlay, view: dict[str, Any]) -> None:
     assert game.get(f"/v1/games/{game.game_id}", game.token) == view  # nothing changed
 
 
-CASES = [(variant, "seed") for variant in GAMES] + [
+CASES = [(variant, "seed") for variant in STANDALONE] + [
     ("vegas-draw1", "deck"),
     ("golf", "deck"),
 ]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from service.games import GAMES
+from service.games import STANDALONE as GAMES  # the lobby's: duel games are the duels'
 from tests.api.client import Http, assert_problem
 
 #: The first five, in the order front-ends first listed them; every game added since follows.

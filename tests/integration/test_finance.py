@@ -108,7 +108,17 @@ def test_a_day_reconciles_when_the_ledger_matches_the_events(fresh_container: Co
     assert result["reconciled"] is True
     assert result["mismatches"] == []
     gbp = result["currencies"]["GBP"]
-    assert gbp["events"] == gbp["ledger"] == {"stake": 3_640, "winnings": 150, "refund": 1_040}
+    no_duels = {"duel-fee": 0, "duel-prize": 0, "duel-refund": 0}
+    assert (
+        gbp["events"]
+        == gbp["ledger"]
+        == {
+            "stake": 3_640,
+            "winnings": 150,
+            "refund": 1_040,
+            **no_duels,
+        }
+    )
     assert gbp["balanced"] is True
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
 from typing import Any
 
 import psycopg
@@ -229,9 +228,7 @@ def test_a_conflicting_writer_makes_the_service_reload_and_retry_once(
     real_decide = g.decide
     interfered: list[int] = []
 
-    def decide_with_interference(
-        state: g.Game, command: g.Command, sealed: Sequence[str] = (), shuffle: Any = None
-    ) -> list[Any]:
+    def decide_with_interference(state: g.Game, command: g.Command, *rest: Any) -> list[Any]:
         if not interfered:
             interfered.append(state.version)
             with container.unit_of_work() as uow:  # a second writer gets in first
@@ -246,7 +243,7 @@ def test_a_conflicting_writer_makes_the_service_reload_and_retry_once(
                     state.version,
                 )
                 uow.commit()
-        return real_decide(state, command, sealed, shuffle)
+        return real_decide(state, command, *rest)
 
     monkeypatch.setattr("service.game_service.g.decide", decide_with_interference)
     loaded = world.c.games.play(as_player(player.player_id), game_id, g.Draw())
