@@ -17,6 +17,8 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from events.records import RecordedEvent
+from service.duel_verification import SeatStream, verify_duel
 from service.finance import utc_span
 from service.paytable import Paytable
 from service.unit_of_work import UnitOfWork
@@ -50,6 +52,19 @@ SELECT stream_id FROM events
 """
 PLAYER_STREAMS_SQL = """
 SELECT stream_id FROM events WHERE version = 1 AND stream_id LIKE 'player-%%' ORDER BY position
+"""
+# Duel streams: all, or those opened in a date range.
+DUELS_SQL = """
+SELECT stream_id FROM events
+ WHERE version = 1 AND stream_id LIKE 'duel-%%'
+   AND (%(start)s::timestamptz IS NULL OR recorded_at >= %(start)s::timestamptz)
+   AND (%(last)s::timestamptz IS NULL OR recorded_at <= %(last)s::timestamptz)
+ ORDER BY position
+"""
+# The duels a player sat in.
+PLAYER_DUELS_SQL = """
+SELECT DISTINCT stream_id FROM events
+ WHERE stream_id LIKE 'duel-%%' AND type = 'SeatTaken' AND data->>'player_id' = %(player_id)s
 """
 
 # A stream's ledger postings, with their transactions.
@@ -172,6 +187,13 @@ def plan(uow: UnitOfWork, scope: Scope) -> list[str]:
         else:
             cur.execute(ALL_GAMES_SQL)
         units = [row[0] for row in cur.fetchall()]
+        if scope.kind == "player":
+            cur.execute(PLAYER_DUELS_SQL, {"player_id": str(scope.player_id)})
+        elif scope.kind == "dates":
+            cur.execute(DUELS_SQL, {"start": start, "last": last})
+        else:
+            cur.execute(DUELS_SQL, {"start": None, "last": None})
+        units += sorted(row[0] for row in cur.fetchall())
         if scope.kind == "all":
             cur.execute(PLAYER_STREAMS_SQL)
             units += [row[0] for row in cur.fetchall()]
@@ -224,11 +246,30 @@ def check_unit(uow: UnitOfWork, unit: str, paytables: Mapping[str, Paytable]) ->
     if unit.startswith("player-"):
         return verify_player_stream(records, postings)
     try:
+        if unit.startswith("duel-"):
+            return _check_duel(uow, records, postings, paytables)
         return verify_game(records, postings, paytables).findings
     except Exception as exc:  # a defect of the verifier must not hide the rest of the audit
         log.exception("verifying %s failed", unit)
         where = f"{unit} v{records[-1].version}" if records else unit
         return [Finding("rules", where, "a stream the verifier can read", repr(exc))]
+
+
+def _check_duel(
+    uow: UnitOfWork,
+    records: Sequence[RecordedEvent],
+    postings: list[PostingRow],
+    paytables: Mapping[str, Paytable],
+) -> list[Finding]:
+    """A duel with every seat's game (each verified again with the duel's revealed seed)."""
+    seats = {}
+    for record in records:
+        if record.type == "SeatDealt":
+            stream = f"game-{record.data['game_id']}"
+            seats[str(record.data["game_id"])] = SeatStream(
+                uow.events.read_stream(stream), stream_postings(uow, stream)
+            )
+    return verify_duel(records, postings, seats, paytables).findings
 
 
 def check_chunk(
@@ -247,7 +288,9 @@ def check_chunk(
                 if cur.fetchone() is None:
                     continue  # checked already by an earlier delivery of this chunk
                 game_id = (
-                    uuid.UUID(unit.removeprefix("game-")) if unit.startswith("game-") else None
+                    uuid.UUID(unit.split("-", 1)[1])
+                    if unit.startswith(("game-", "duel-"))
+                    else None
                 )
                 for seq, finding in enumerate(findings):
                     cur.execute(

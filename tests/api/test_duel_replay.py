@@ -146,3 +146,16 @@ def test_finance_reports_and_reconciles_duels(http: Http, clock: FakeClock) -> N
     assert gbp["events"]["duel-fee"] >= 4_000
     assert gbp["events"]["duel-prize"] >= 4_000
     assert duel_id
+
+
+def test_audits_check_duels_with_every_seat(
+    http: Http, clock: FakeClock, container: Container
+) -> None:
+    duel_id, players = _settled_duel(http, clock, 5_000)
+    unit = f"duel-{duel_id}"
+    with container.unit_of_work() as uow:
+        mine = audit.plan(uow, audit.Scope("player", player_id=uuid.UUID(players[0].id)))
+        everything = audit.plan(uow, audit.Scope("all"))
+        assert unit in mine
+        assert unit in everything
+        assert audit.check_unit(uow, unit, container.settings.paytables) == []
