@@ -27,6 +27,7 @@ def configuration(settings: Settings) -> dict[str, object]:
         "idle_collect_after_seconds": int(settings.idle_collect_after.total_seconds()),
         "big_win_threshold": settings.big_win_threshold,
         "paytables": [t.as_config() for _, t in sorted(settings.paytables.items())],
+        "duel_paytables": [t.as_config() for _, t in sorted(settings.duel_paytables.items())],
     }
 
 

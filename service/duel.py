@@ -72,6 +72,18 @@ class DuelPaytable:
         if self.fill_within <= timedelta(0):
             raise ValueError("a duel waits a positive time to fill")
 
+    def as_config(self) -> dict[str, Any]:
+        """The table as configuration names it (DUEL_PAYTABLES_FILE's entries, and the log)."""
+        return {
+            "id": self.id,
+            "version": self.version,
+            "currency": self.currency,
+            "fees": list(self.fees),
+            "max_seats": self.max_seats,
+            "rake": self.rake,
+            "fill_within_seconds": int(self.fill_within.total_seconds()),
+        }
+
     def check(self, fee: int, seats: int) -> None:
         if fee not in self.fees:
             offered = ", ".join(str(f) for f in self.fees)

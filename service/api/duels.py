@@ -130,20 +130,8 @@ def _page(rows: list[Any], limit: int) -> dict[str, Any]:
 @blp.response(200, schemas.DuelPaytableSchema(many=True))
 @problems(blp)  # before its first request the app builds its services, which can fail (503)
 def paytables() -> Any:
-    return [
-        {
-            "id": t.id,
-            "version": t.version,
-            "currency": t.currency,
-            "fees": list(t.fees),
-            "max_seats": t.max_seats,
-            "rake": t.rake,
-            "fill_within_seconds": int(t.fill_within.total_seconds()),
-            "variant": KLONDIKE_DUEL.id,
-            "rules": list(KLONDIKE_DUEL.summary),
-        }
-        for t in services().duels.paytables()
-    ]
+    rules = {"variant": KLONDIKE_DUEL.id, "rules": list(KLONDIKE_DUEL.summary)}
+    return [{**t.as_config(), **rules} for t in services().duels.paytables()]
 
 
 @blp.route("/<uuid:duel_id>", methods=["GET"])
