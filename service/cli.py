@@ -18,7 +18,7 @@ from service.access import STAFF_ROLES
 from service.audits import Audits
 from service.config import Settings
 from service.context import Actor
-from service.games import GAMES, game_named
+from service.games import STANDALONE, game_named
 from service.rebuild import rebuild
 from service.rtp import simulate
 from service.rtp.bots import bot_for
@@ -220,7 +220,7 @@ def rtp_group() -> None:
     "the Celery workers (or here with --local), and print mean units, full-win rate and RTP "
     "with its 95% interval.",
 )
-@click.option("--game", "game_id", required=True, type=click.Choice(list(GAMES)))
+@click.option("--game", "game_id", required=True, type=click.Choice(list(STANDALONE)))
 @click.option("--games", "count", default=10_000, show_default=True, type=click.IntRange(1))
 @click.option("--chunk", default=250, show_default=True, type=click.IntRange(1))
 @click.option("--multiplier", help="Report the RTP at this M instead of the game's own.")

@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from events import chain
 from events.catalog import (
     ClockStarted,
     Collected,
@@ -37,6 +36,7 @@ from service.verification import (
     Finding,
     PostingRow,
     Revealed,
+    check_chain,
     compare_ledger,
     verify_game,
 )
@@ -78,14 +78,7 @@ def verify_duel(
     """Every check on one duel; ``seats`` holds each dealt seat's game stream by game id."""
     stream = records[0].stream_id if records else "?"
     result = DuelVerification(stream)
-    broken = chain.verify(records)
-    if broken is not None:
-        result.fail(
-            "hash-chain",
-            f"{broken.stream_id} v{broken.version}",
-            f"{broken.problem}: {broken.expected}",
-            broken.found,
-        )
+    check_chain(records, result.fail)
     events: list[DuelEvent] = []
     for record in records:
         try:

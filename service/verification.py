@@ -117,14 +117,7 @@ def verify_game(
     (without it, the seed and deck checks are pending, as for a game still in play)."""
     stream = records[0].stream_id if records else "?"
     result = GameVerification(stream)
-    broken = chain.verify(records)
-    if broken is not None:
-        result.fail(
-            "hash-chain",
-            f"{broken.stream_id} v{broken.version}",
-            f"{broken.problem}: {broken.expected}",
-            broken.found,
-        )
+    check_chain(records, result.fail)
     events: list[GameEvent] = []
     for record in records:
         try:
@@ -503,6 +496,18 @@ def _check_ledger(
 
 
 Fail = Callable[[str, str, object, object], None]
+
+
+def check_chain(records: Sequence[RecordedEvent], fail: Fail) -> None:
+    """The stream's hash chain, as its records hold it (any stream: game, duel)."""
+    broken = chain.verify(records)
+    if broken is not None:
+        fail(
+            "hash-chain",
+            f"{broken.stream_id} v{broken.version}",
+            f"{broken.problem}: {broken.expected}",
+            broken.found,
+        )
 
 
 def compare_ledger(

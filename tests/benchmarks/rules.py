@@ -19,7 +19,7 @@ from events import codec
 from events.catalog import GameEvent
 from service import game as g
 from service import shuffle
-from service.games import GAMES as REGISTERED
+from service.games import STANDALONE as REGISTERED  # a duel seat game is benched by duels
 from service.games import game_named
 from service.paytable import default_paytables
 from service.rtp.simulate import play_one
