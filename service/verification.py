@@ -470,12 +470,14 @@ def _check_payout(result: GameVerification, events: list[GameEvent]) -> None:
         units = state.units
         if ending.units != units:
             result.fail("payout", where, f"{units} units", ending.units)
-        owed = winnings(units, placed.stake, placed.multiplier, placed.max_units)
+        seat = placed.duel_id is not None  # a duel seat is paid (or refunded) by its duel
+        owed = 0 if seat else winnings(units, placed.stake, placed.multiplier, placed.max_units)
         if ending.winnings != owed:
             result.fail("payout", where, owed, ending.winnings)
     elif isinstance(ending, Voided):
-        if ending.refund != placed.stake:
-            result.fail("payout", where, placed.stake, ending.refund)
+        refund = 0 if placed.duel_id is not None else placed.stake
+        if ending.refund != refund:
+            result.fail("payout", where, refund, ending.refund)
     elif state.status in ("in_progress", "complete"):
         result.checks["payout"] = "pending"
 

@@ -370,7 +370,7 @@ def test_the_unfinished_old_game_plays_on_ends_and_verifies(name: str) -> None:
 
     longer = _append(records, new)
     assert chain.verify(longer) is None
-    assert [r.schema_version for r in longer[len(records) :]] == [3, 3, 2]
+    assert [r.schema_version for r in longer[len(records) :]] == [3, 3, 3]
     result = verify_game(longer, postings_of(name), PAYTABLES)  # winnings 0: no new money
     assert result.findings == []
     assert result.checks == ALL_PASS
