@@ -341,7 +341,7 @@ def _deal_seat(state: Duel, command: DealSeat) -> SeatDealt:
         raise RuleViolation(errors.SEAT_ALREADY_DEALT, "this seat's game is already dealt")
     deal_by = state.deal_by
     assert deal_by is not None
-    if command.deadline - KLONDIKE_DUEL_TIME > deal_by:
+    if command.deadline - KLONDIKE_DUEL_TIME >= deal_by:  # the seat forfeits from deal_by
         raise RuleViolation(
             errors.DEAL_EXPIRED, f"a seat's game is dealt by {instant(deal_by)}; it is too late"
         )
@@ -371,8 +371,11 @@ def _finish_seat(state: Duel, command: FinishSeat) -> SeatFinished:
 
 
 def winners(state: Duel) -> list[int]:
-    """The seats with the best score, earliest finisher first (then seat order)."""
+    """The seats with the best score, earliest finisher first (then seat order). A seat that
+    never dealt its game did not play: it cannot win, unless no seat played at all."""
     results = [s.result for s in state.seats if s.result is not None]
+    played = [r for r in results if r.game_id is not None]
+    results = played or results
     best = max(r.points for r in results)
     tied = [r for r in results if r.points == best]
     return [r.seat for r in sorted(tied, key=lambda r: (parse_instant(r.ended_at), r.seat))]

@@ -39,7 +39,7 @@ def duel_view(loaded: LoadedDuel, viewer: Actor, now: datetime) -> dict[str, Any
         "rake": opened.rake,
         "paytable": {"id": opened.paytable_id, "version": opened.paytable_version},
         "certification": opened.certification,
-        "opened_at": loaded.opened_at,
+        "opened_at": parse_instant(opened.opened_at),  # the server's clock, as recorded
         "fill_by": parse_instant(opened.fill_by),
         "deal_by": duel.deal_by,
         "ended_at": loaded.ended_at,

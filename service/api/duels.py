@@ -37,7 +37,9 @@ blp = Blueprint(
 def _answer(loaded: LoadedDuel, status: int = 200) -> tuple[dict[str, Any], int, dict[str, str]]:
     principal = require_principal()
     view = duel_view(loaded, principal.actor, services().duels.clock())
-    headers = {"ETag": f'"{loaded.state.version}"'}
+    # No ETag: the duel's version moves when another seat deals or finishes, which would tell a
+    # seat how the others are getting on.
+    headers: dict[str, str] = {}
     if loaded.replayed:
         headers["Idempotent-Replayed"] = "true"
     return view, status, headers

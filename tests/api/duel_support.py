@@ -1,15 +1,21 @@
-"""Helpers for duels over HTTP: the server's clock, moved by the tests, and seat play."""
+"""Helpers for duels over HTTP: the server's clock, moved by the tests, seat play, and looking
+behind the service's back at the duel's money."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import psycopg
 import pytest
 
 from service.wiring import Container
-from tests.api.client import Http
+from tests.api.client import Http, assert_problem
+from tests.api.factories import Player
+
+DbConn = psycopg.Connection[tuple[Any, ...]]
 
 
 @dataclass
@@ -39,6 +45,7 @@ def join(http: Http, player_id: str, fee: int, **extra: Any) -> dict[str, Any]:
     response = http.post("/v1/duels", http.operator_key, json=body)
     assert response.status_code == 201, response.get_json()
     view: dict[str, Any] = response.get_json()
+    assert response.headers["Location"].endswith(f"/v1/duels/{view['id']}")
     return view
 
 
@@ -47,3 +54,163 @@ def seat_call(http: Http, token: str, duel_id: str, path: str, **body: Any) -> d
     assert response.status_code == 200, (path, body, response.get_json())
     view: dict[str, Any] = response.get_json()
     return view
+
+
+def seat_refused(
+    http: Http,
+    token: str,
+    duel_id: str,
+    path: str,
+    body: dict[str, Any],
+    status: int,
+    slug: str,
+    rule: str | None = None,
+) -> dict[str, Any]:
+    """POST to a seat route, refused with this problem."""
+    response = http.post(f"/v1/duels/{duel_id}/{path}", token, json=body)
+    return assert_problem(response, status, slug, rule)
+
+
+def look(http: Http, token: str, duel_id: str) -> dict[str, Any]:
+    """GET the duel as ``token`` sees it."""
+    response = http.get(f"/v1/duels/{duel_id}", token)
+    assert response.status_code == 200, response.get_json()
+    view: dict[str, Any] = response.get_json()
+    return view
+
+
+def at(text: str | None) -> datetime | None:
+    """A time the API answered, parsed (None stays None)."""
+    return datetime.fromisoformat(text) if text is not None else None
+
+
+def moves(game: dict[str, Any], action: str, to: str | None = None) -> list[dict[str, Any]]:
+    """The seat game's legal moves of one action (and for a move, onto piles named ``to``...)."""
+    return [
+        m
+        for m in game["legal_moves"]
+        if m["action"] == action and (to is None or str(m.get("to", "")).startswith(to))
+    ]
+
+
+@dataclass
+class Played:
+    """What a seat sent while playing: every command, and the counts the points depend on."""
+
+    view: dict[str, Any]
+    sent: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def game(self) -> dict[str, Any]:
+        game: dict[str, Any] = self.view["you"]["game"]
+        return game
+
+    def count(self, action: str) -> int:
+        return sum(1 for m in self.sent if m["action"] == action)
+
+
+def play(http: Http, token: str, duel_id: str, view: dict[str, Any], *bodies: Any) -> Played:
+    """Send these commands to the seat's game, in order; each must be accepted."""
+    played = Played(view)
+    for body in bodies:
+        played.view = seat_call(http, token, duel_id, "actions", **body)
+        played.sent.append(body)
+    return played
+
+
+def play_up(http: Http, token: str, duel_id: str, view: dict[str, Any]) -> Played:
+    """Play the seat's game greedily until it ends: any move onto a foundation, else turn a
+    face-down card, else draw (or recycle). Wins tests.builders.easy_deck()."""
+    played = Played(view)
+    for _ in range(400):
+        game = played.game
+        if game["status"] != "in_progress":
+            return played
+        choice = moves(game, "move", "foundation") or moves(game, "turn") or moves(game, "draw")
+        choice = choice or moves(game, "recycle")
+        assert choice, game["legal_moves"]
+        played.view = seat_call(http, token, duel_id, "actions", **choice[0])
+        played.sent.append(choice[0])
+    raise AssertionError("the game did not end in 400 commands")
+
+
+# --- money --------------------------------------------------------------------------------------
+
+
+def balance(http: Http, player: Player) -> int:
+    wallet = http.get(f"/v1/players/{player.id}/wallet", player.token)
+    assert wallet.status_code == 200, wallet.get_json()
+    found: int = wallet.get_json()["balance"]
+    return found
+
+
+def statement(http: Http, player: Player) -> list[tuple[str, int, str | None]]:
+    """The player's ledger lines, newest first, as (kind, amount, cause stream of a duel line),
+    after checking that every line's balances follow on from the one below it."""
+    response = http.get(f"/v1/players/{player.id}/ledger?limit=100", player.token)
+    assert response.status_code == 200, response.get_json()
+    lines: list[dict[str, Any]] = response.get_json()["items"]
+    for line, below in itertools.pairwise(lines):
+        assert line["balance_before"] == below["balance_after"]
+    for line in lines:
+        assert line["balance_after"] == line["balance_before"] + line["amount"]
+    return [
+        (
+            line["kind"],
+            line["amount"],
+            line["cause_stream"] if line["kind"].startswith("duel-") else None,
+        )
+        for line in lines
+    ]
+
+
+def pot_balance(conn: DbConn, duel_id: str) -> int:
+    row = conn.execute(
+        "SELECT balance FROM account_balances WHERE account_id = %s", (f"duel-pot:{duel_id}",)
+    ).fetchone()
+    assert row is not None, f"no pot account for duel {duel_id}"
+    return int(row[0])
+
+
+def duel_transactions(conn: DbConn, duel_id: str) -> list[tuple[str, dict[str, int]]]:
+    """The ledger transactions a duel caused, in order: (kind, {account: amount})."""
+    rows = conn.execute(
+        "SELECT t.kind, t.transaction_id, p.account_id, p.amount"
+        "  FROM ledger_transactions t JOIN postings p USING (transaction_id)"
+        " WHERE t.cause_stream = %s ORDER BY t.cause_version, p.posting_id",
+        (f"duel-{duel_id}",),
+    ).fetchall()
+    found: list[tuple[str, dict[str, int]]] = []
+    for (kind, _tx), postings in itertools.groupby(rows, key=lambda r: (r[0], r[1])):
+        found.append((str(kind), {str(r[2]): int(r[3]) for r in postings}))
+    return found
+
+
+def assert_books_balance(conn: DbConn, duel_id: str) -> None:
+    """Every transaction the duel caused sums to zero, and so do all its postings together."""
+    for kind, postings in duel_transactions(conn, duel_id):
+        assert sum(postings.values()) == 0, (kind, postings)
+    row = conn.execute(
+        "SELECT coalesce(sum(amount), 0) FROM postings WHERE cause_stream = %s",
+        (f"duel-{duel_id}",),
+    ).fetchone()
+    assert row is not None
+    assert int(row[0]) == 0
+
+
+def duel_event_types(http: Http, duel_id: str) -> list[str]:
+    """The duel's stream as an auditor reads it: the event types in order (chain intact)."""
+    response = http.get(f"/v1/duels/{duel_id}/events", http.auditor_key)
+    assert response.status_code == 200, response.get_json()
+    body = response.get_json()
+    assert body["chain_intact"] is True
+    assert [e["version"] for e in body["events"]] == list(range(1, len(body["events"]) + 1))
+    return [str(e["type"]) for e in body["events"]]
+
+
+def game_events(http: Http, game_id: str) -> list[dict[str, Any]]:
+    response = http.get(f"/v1/games/{game_id}/events", http.auditor_key)
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["chain_intact"] is True
+    found: list[dict[str, Any]] = response.get_json()["events"]
+    return found
