@@ -490,6 +490,8 @@ def _collect(state: Game, command: Collect, now: datetime | None = None) -> Coll
         raise RuleViolation(
             errors.INVALID_REASON, "a game is collected by the player or by timeout"
         )
+    if command.reason == "finished" and state.status != "complete":
+        raise RuleViolation(errors.INVALID_REASON, "a timed game ends as finished only when won")
     ended_at = None
     if info.deadline is not None:
         assert now is not None

@@ -4,26 +4,38 @@ refusal of malformed data, unknown types and versions, and upcasting old events 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from events import catalog, codec
 from events.catalog import (
+    DUEL_EVENT_TYPES,
+    GAME_EVENT_TYPES,
+    AnyEvent,
     AutoCompleted,
     AutoMove,
     CardDrawn,
     CardMoved,
     CardPicked,
     CardTurned,
+    ClockStarted,
     Collected,
     Dealt,
     DealtPile,
+    DuelCancelled,
+    DuelOpened,
+    DuelSettled,
     GameEvent,
     PairRemoved,
+    Payout,
     PilesGathered,
     RemovedCard,
     Reshuffled,
+    SeatDealt,
+    SeatFinished,
+    SeatTaken,
     StakePlaced,
     StockRecycled,
     Undone,
@@ -35,6 +47,7 @@ from events.codec import (
     InvalidEvent,
     UnknownEvent,
     decode,
+    decode_duel,
     decode_game,
     encode,
     upcast,
@@ -43,7 +56,7 @@ from events.schemas import SCHEMAS
 from service import errors, shuffle
 from service import game as g
 from service.errors import RuleViolation
-from service.games import GAMES
+from service.games import GAMES, game_named
 from service.rules.cards import CANONICAL_DECK, canonical_deck
 from tests.builders import GBP, SEED, easy_deck, play, start
 
@@ -51,12 +64,16 @@ SEED_HEX = SEED.hex()
 COMMITMENT = shuffle.commitment(SEED)
 DECK = shuffle.derive_deck(SEED)
 EASY = easy_deck()
+#: Every event type a stream may hold: a game's and a duel's.
+EVENT_TYPES: tuple[type[AnyEvent], ...] = (*GAME_EVENT_TYPES, *DUEL_EVENT_TYPES)
+T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
 
 #: The names and versions stored events carry. Changing one breaks every stored stream, so
 #: this list only ever grows; a shape change bumps the version and adds an upcaster.
-STABLE_NAMES = {
-    StakePlaced: ("StakePlaced", 2),
+STABLE_NAMES: dict[type[AnyEvent], tuple[str, int]] = {
+    StakePlaced: ("StakePlaced", 3),
     Dealt: ("Dealt", 2),
+    ClockStarted: ("ClockStarted", 1),
     CardDrawn: ("CardDrawn", 3),
     StockRecycled: ("StockRecycled", 1),
     PilesGathered: ("PilesGathered", 1),
@@ -67,8 +84,14 @@ STABLE_NAMES = {
     PairRemoved: ("PairRemoved", 1),
     Undone: ("Undone", 2),
     AutoCompleted: ("AutoCompleted", 1),
-    Collected: ("Collected", 2),
+    Collected: ("Collected", 3),
     Voided: ("Voided", 2),
+    DuelOpened: ("DuelOpened", 1),
+    SeatTaken: ("SeatTaken", 1),
+    SeatDealt: ("SeatDealt", 1),
+    SeatFinished: ("SeatFinished", 1),
+    DuelSettled: ("DuelSettled", 1),
+    DuelCancelled: ("DuelCancelled", 1),
 }
 
 KLONDIKE_DEAL = (
@@ -82,7 +105,7 @@ KLONDIKE_DEAL = (
     DealtPile("tableau:6", 6, ("JD",)),
 )
 
-EXAMPLES: list[GameEvent] = [
+EXAMPLES: list[AnyEvent] = [
     StakePlaced(
         game_id="game-1",
         player_id="player-1",
@@ -109,6 +132,20 @@ EXAMPLES: list[GameEvent] = [
         rules_version="golf/1",
         certification=True,
     ),
+    # A duel seat's game: its stake is the duel's entry fee, under the duel paytable.
+    StakePlaced(
+        game_id="game-7",
+        player_id="player-2",
+        variant="klondike-duel",
+        stake=500,
+        currency="GBP",
+        multiplier="1",
+        max_units=52,
+        paytable_id="duel-gbp",
+        paytable_version=1,
+        rules_version="klondike-duel/1",
+        duel_id="duel-3",
+    ),
     Dealt(
         shuffle_algorithm=shuffle.ALGORITHM,
         seed_commitment=COMMITMENT,
@@ -123,6 +160,7 @@ EXAMPLES: list[GameEvent] = [
     # What a v1 deal becomes on read: the deck it recorded in clear, and no pile record.
     Dealt(shuffle_algorithm=shuffle.CERTIFICATION_DECK, deck=EASY),
     Dealt(shuffle_algorithm=shuffle.ALGORITHM, seed_commitment=COMMITMENT, deck=DECK),
+    ClockStarted(started_at="2030-01-01T12:00:00.000000Z", deadline="2030-01-01T12:05:00.000000Z"),
     CardDrawn(source="stock", target="waste", cards=("3H",)),
     CardDrawn(source="stock", target="waste", cards=("3H", "4H", "KD")),
     StockRecycled(cards=24, passes_left=2),
@@ -165,23 +203,115 @@ EXAMPLES: list[GameEvent] = [
     Collected(reason="player", winnings=2600, currency="GBP", units=52, server_seed=SEED_HEX),
     Collected(reason="timeout", winnings=0, currency="USD", units=0, server_seed=None),
     Collected(reason="player", winnings=50, currency="GBP", units=1, deck=EASY),
+    Collected(
+        reason="finished",
+        winnings=0,
+        currency="GBP",
+        units=52,
+        ended_at="2030-01-01T12:03:20.500000Z",
+    ),
+    Collected(
+        reason="timeout",
+        winnings=0,
+        currency="EUR",
+        units=7,
+        ended_at="2030-01-01T12:05:00.000000Z",
+    ),
     Voided(reason="operator: table fault", refund=520, currency="GBP", server_seed=SEED_HEX),
     Voided(reason="x", refund=0, currency="GBP", server_seed=None),
     Voided(reason="fault", refund=520, currency="GBP", deck=canonical_deck(2)),
+    DuelOpened(
+        duel_id="duel-3",
+        variant="klondike-duel",
+        rules_version="klondike-duel/1",
+        currency="GBP",
+        fee=500,
+        seats=3,
+        rake="0.1",
+        paytable_id="duel-gbp",
+        paytable_version=1,
+        shuffle_algorithm=shuffle.ALGORITHM,
+        seed_commitment=COMMITMENT,
+        opened_at="2030-01-01T11:50:00.000000Z",
+        fill_by="2030-01-01T12:05:00.000000Z",
+    ),
+    DuelOpened(
+        duel_id="d",
+        variant="klondike-duel",
+        rules_version="klondike-duel/1",
+        currency="EUR",
+        fee=100,
+        seats=100,
+        rake="0",
+        paytable_id="duel-eur",
+        paytable_version=2,
+        shuffle_algorithm=shuffle.CERTIFICATION_DECK,
+        seed_commitment=shuffle.deck_commitment(EASY, SEED),
+        opened_at="2030-01-01T11:50:00.000000Z",
+        fill_by="2030-01-01T12:05:00.000000Z",
+        certification=True,
+    ),
+    SeatTaken(seat=0, player_id="player-2", fee=500, taken_at="2030-01-01T11:51:00.250000Z"),
+    SeatDealt(seat=2, game_id="game-7", deadline="2030-01-01T12:05:00.000000Z"),
+    SeatFinished(
+        seat=2,
+        game_id="game-7",
+        points=4_105,
+        units=52,
+        reason="finished",
+        ended_at="2030-01-01T12:03:20.500000Z",
+    ),
+    SeatFinished(
+        seat=1,
+        game_id=None,
+        points=0,
+        units=0,
+        reason="not-dealt",
+        ended_at="2030-01-01T12:20:00.000000Z",
+    ),
+    SeatFinished(
+        seat=0,
+        game_id="g",
+        points=-60,
+        units=0,
+        reason="timeout",
+        ended_at="2030-01-01T12:05:00.000000Z",
+    ),
+    DuelSettled(
+        pot=1_500,
+        rake=150,
+        payouts=(Payout(seat=2, player_id="player-2", amount=1_350),),
+        server_seed=SEED_HEX,
+    ),
+    DuelSettled(
+        pot=300,
+        rake=15,
+        payouts=(Payout(0, "player-1", 143), Payout(2, "player-3", 142)),
+        server_seed=SEED_HEX,
+        deck=EASY,
+    ),
+    DuelSettled(pot=200, rake=0, payouts=(), server_seed=None, deck=EASY),
+    DuelCancelled(
+        reason="not-filled",
+        refunds=(Payout(0, "player-1", 500), Payout(1, "player-2", 500)),
+        voided=False,
+        server_seed=SEED_HEX,
+    ),
+    DuelCancelled(reason="operator: fault", refunds=(), voided=True, server_seed=None, deck=EASY),
 ]
 
 
-def _first(cls: type[GameEvent]) -> GameEvent:
+def _first(cls: type[AnyEvent]) -> AnyEvent:
     return next(e for e in EXAMPLES if type(e) is cls)
 
 
-def _stored(event: GameEvent) -> tuple[str, int, Any]:
+def _stored(event: AnyEvent) -> tuple[str, int, Any]:
     """What a store would hold: name, version, and the data after a trip through JSON text."""
     type_name, version, data = encode(event)
     return type_name, version, json.loads(json.dumps(data))
 
 
-def _valid(event: GameEvent) -> dict[str, Any]:
+def _valid(event: AnyEvent) -> dict[str, Any]:
     return dict(_stored(event)[2])
 
 
@@ -189,12 +319,15 @@ def _valid(event: GameEvent) -> dict[str, Any]:
 
 
 def test_catalog_lists_each_event_type_once() -> None:
-    assert len(set(catalog.GAME_EVENT_TYPES)) == len(catalog.GAME_EVENT_TYPES) == 14
-    assert set(catalog.GAME_EVENT_TYPES) == set(STABLE_NAMES)
+    assert len(set(catalog.GAME_EVENT_TYPES)) == len(catalog.GAME_EVENT_TYPES) == 15
+    assert len(set(catalog.DUEL_EVENT_TYPES)) == len(catalog.DUEL_EVENT_TYPES) == 6
+    assert set(catalog.GAME_EVENT_TYPES) | set(catalog.DUEL_EVENT_TYPES) == set(STABLE_NAMES)
+    assert not set(catalog.GAME_EVENT_TYPES) & set(catalog.DUEL_EVENT_TYPES)
+    assert set(EVENT_TYPES) <= set(catalog.ALL_EVENT_TYPES)
 
 
-@pytest.mark.parametrize("cls", catalog.GAME_EVENT_TYPES, ids=lambda c: c.__name__)
-def test_event_type_has_its_stable_name_a_version_and_a_schema(cls: type[GameEvent]) -> None:
+@pytest.mark.parametrize("cls", EVENT_TYPES, ids=lambda c: c.__name__)
+def test_event_type_has_its_stable_name_a_version_and_a_schema(cls: type[AnyEvent]) -> None:
     assert STABLE_NAMES[cls] == (cls.TYPE, cls.VERSION)
     assert isinstance(cls.VERSION, int)
     assert cls.VERSION >= 1
@@ -207,8 +340,8 @@ def test_type_names_are_unique() -> None:
     assert len(set(names)) == len(names)
 
 
-@pytest.mark.parametrize("cls", catalog.GAME_EVENT_TYPES, ids=lambda c: c.__name__)
-def test_every_older_version_has_an_upcaster_chain(cls: type[GameEvent]) -> None:
+@pytest.mark.parametrize("cls", EVENT_TYPES, ids=lambda c: c.__name__)
+def test_every_older_version_has_an_upcaster_chain(cls: type[AnyEvent]) -> None:
     for version in range(1, cls.VERSION):
         assert (cls.TYPE, version) in UPCASTERS
     for type_name, version in UPCASTERS:
@@ -217,25 +350,49 @@ def test_every_older_version_has_an_upcaster_chain(cls: type[GameEvent]) -> None
 
 
 def test_every_event_type_has_an_example_here() -> None:
-    assert {type(e) for e in EXAMPLES} == set(catalog.GAME_EVENT_TYPES)
+    assert {type(e) for e in EXAMPLES} == set(EVENT_TYPES)
 
 
 # --- round trips ----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("event", EXAMPLES, ids=lambda e: type(e).__name__)
-def test_event_round_trips_through_json(event: GameEvent) -> None:
+def test_event_round_trips_through_json(event: AnyEvent) -> None:
     type_name, version, data = _stored(event)
     assert (type_name, version) == (event.TYPE, event.VERSION)
     decoded = decode(type_name, version, data)
     assert decoded == event
     assert type(decoded) is type(event)
     assert encode(decoded) == encode(event)
+    if isinstance(event, GAME_EVENT_TYPES):
+        assert decode_game(type_name, version, data) == event
+    else:
+        assert decode_duel(type_name, version, data) == event
+
+
+def _deal(game_id: str) -> list[GameEvent]:
+    """The first events of a game dealt from the worked example's seed; a duel's game dealt to
+    a duel's seat on the server's clock."""
+    if not game_named(game_id).duel:
+        return start(variant=game_id)[1]
+    command = g.StartGame(
+        game_id="game-1",
+        player_id="player-1",
+        variant=game_id,
+        stake=520,
+        paytable=GBP,
+        deck=shuffle.derive_deck(SEED),
+        shuffle_algorithm=shuffle.ALGORITHM,
+        seed_commitment=COMMITMENT,
+        duel_id="duel-1",
+        now=T0,
+    )
+    return g.decide(g.INITIAL, command)
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_the_deal_of_every_game_round_trips(game_id: str) -> None:
-    _, events = start(variant=game_id)
+    events = _deal(game_id)
     for event in events:
         assert decode_game(*_stored(event)) == event
     dealt = events[1]
@@ -353,7 +510,7 @@ def test_a_revealed_deck_keeps_its_order_and_its_duplicates() -> None:
 # --- refusing malformed data ----------------------------------------------------------------
 
 
-def _bad(event: GameEvent, **changes: Any) -> tuple[str, int, dict[str, Any]]:
+def _bad(event: AnyEvent, **changes: Any) -> tuple[str, int, dict[str, Any]]:
     data = _valid(event)
     data.update(changes)
     return event.TYPE, event.VERSION, data
@@ -376,6 +533,90 @@ COLLECTED = Collected(
     reason="player", winnings=2600, currency="GBP", units=52, server_seed=SEED_HEX
 )
 VOIDED = Voided(reason="operator: table fault", refund=520, currency="GBP", server_seed=SEED_HEX)
+CLOCK = _first(ClockStarted)
+SEAT_GAME = next(e for e in EXAMPLES if isinstance(e, StakePlaced) and e.duel_id)
+ENDED = next(e for e in EXAMPLES if isinstance(e, Collected) and e.ended_at)
+OPENED = _first(DuelOpened)
+TAKEN = _first(SeatTaken)
+SEAT_DEALT = _first(SeatDealt)
+FINISHED = _first(SeatFinished)
+SETTLED = _first(DuelSettled)
+CANCELLED = _first(DuelCancelled)
+PAID = {"seat": 0, "player_id": "player-1", "amount": 100}
+BAD_INSTANTS: list[Any] = [
+    "2030-01-01T12:00:00Z",  # no microseconds
+    "2030-01-01T12:00:00.000Z",
+    "2030-01-01 12:00:00.000000Z",
+    "2030-01-01T12:00:00.000000+00:00",
+    "2030-01-01T12:00:00.000000",
+    "2030-01-01T12:00:00.000000Z\n",
+    "",
+    None,
+    1_893_499_200,
+]
+
+
+def _duel_cases() -> list[tuple[str, tuple[str, int, dict[str, Any]]]]:
+    cases: list[tuple[str, tuple[str, int, dict[str, Any]]]] = []
+    for n, moment in enumerate(BAD_INSTANTS):
+        cases += [
+            (f"clock started at bad instant {n}", _bad(CLOCK, started_at=moment)),
+            (f"clock deadline bad instant {n}", _bad(CLOCK, deadline=moment)),
+            (f"opened at bad instant {n}", _bad(OPENED, opened_at=moment)),
+            (f"fill by bad instant {n}", _bad(OPENED, fill_by=moment)),
+            (f"seat taken at bad instant {n}", _bad(TAKEN, taken_at=moment)),
+            (f"seat deadline bad instant {n}", _bad(SEAT_DEALT, deadline=moment)),
+            (f"seat ended at bad instant {n}", _bad(FINISHED, ended_at=moment)),
+        ]
+        if moment is not None:  # an untimed game's end records no time
+            cases.append((f"collected ended at bad instant {n}", _bad(ENDED, ended_at=moment)))
+    cases += [
+        ("an empty duel id on a game", _bad(SEAT_GAME, duel_id="")),
+        ("a duel id of 65 characters", _bad(SEAT_GAME, duel_id="d" * 65)),
+        ("a duel id as a number", _bad(SEAT_GAME, duel_id=3)),
+        ("an unknown end reason", _bad(ENDED, reason="won")),
+        ("an empty duel id", _bad(OPENED, duel_id="")),
+        ("a fee of zero", _bad(OPENED, fee=0)),
+        ("a fee as text", _bad(OPENED, fee="500")),
+        ("one seat", _bad(OPENED, seats=1)),
+        ("101 seats", _bad(OPENED, seats=101)),
+        ("a rake of 1", _bad(OPENED, rake="1")),
+        ("a rake of five places", _bad(OPENED, rake="0.12345")),
+        ("a rake as a number", _bad(OPENED, rake=0.1)),
+        ("a negative rake", _bad(OPENED, rake="-0.1")),
+        ("a duel without a commitment", _bad(OPENED, seed_commitment=None)),
+        ("a short duel commitment", _bad(OPENED, seed_commitment="ab" * 31)),
+        ("a lower-case duel currency", _bad(OPENED, currency="gbp")),
+        ("a certification flag of null", _bad(OPENED, certification=None)),
+        ("a negative seat", _bad(TAKEN, seat=-1)),
+        ("seat 100", _bad(TAKEN, seat=100)),
+        ("a seat's fee of zero", _bad(TAKEN, fee=0)),
+        ("a seat without a player", _bad(TAKEN, player_id="")),
+        ("a seat dealt no game", _bad(SEAT_DEALT, game_id="")),
+        ("a seat dealt a null game", _bad(SEAT_DEALT, game_id=None)),
+        ("a seat finished for a win", _bad(FINISHED, reason="won")),
+        ("points as a float", _bad(FINISHED, points=1.5)),
+        ("points as text", _bad(FINISHED, points="100")),
+        ("105 units in a seat", _bad(FINISHED, units=105)),
+        ("a finished seat's empty game", _bad(FINISHED, game_id="")),
+        ("a pot of zero", _bad(SETTLED, pot=0)),
+        ("a negative rake taken", _bad(SETTLED, rake=-1)),
+        ("no payouts list", _bad(SETTLED, payouts=None)),
+        ("a payout of zero", _bad(SETTLED, payouts=[{**PAID, "amount": 0}])),
+        ("a negative payout", _bad(SETTLED, payouts=[{**PAID, "amount": -5}])),
+        ("a payout to seat -1", _bad(SETTLED, payouts=[{**PAID, "seat": -1}])),
+        ("a payout without a player", _bad(SETTLED, payouts=[{"seat": 0, "amount": 100}])),
+        ("a payout with an extra", _bad(SETTLED, payouts=[{**PAID, "bonus": 1}])),
+        ("a short duel seed", _bad(SETTLED, server_seed="00" * 31)),
+        ("a settled deck of 51", _bad(SETTLED, deck=_deck_of(51))),
+        ("a cancellation without a reason", _bad(CANCELLED, reason="")),
+        ("a refund of zero", _bad(CANCELLED, refunds=[{**PAID, "amount": 0}])),
+        ("a voided flag of null", _bad(CANCELLED, voided=None)),
+        ("an extra field in a duel event", _bad(OPENED, pot=0)),
+        ("an extra field in a seat", _bad(TAKEN, points=0)),
+    ]
+    return cases
+
 
 BAD_PILE_IDS = [
     "",
@@ -494,6 +735,7 @@ def _money_and_deck_cases() -> list[tuple[str, tuple[str, int, dict[str, Any]]]]
         *_pile_cases(),
         *_card_cases(),
         *_money_and_deck_cases(),
+        *_duel_cases(),
         ("105 cards in one draw", _bad(DRAWN, cards=list(_deck_of(105)))),
         ("no cards in a draw", _bad(DRAWN, cards=[])),
         ("no cards in a move", _bad(MOVED, cards=[])),
@@ -574,7 +816,7 @@ def test_a_deal_records_its_piles_or_its_deck_and_a_sealed_deal_commits() -> Non
 
 
 @pytest.mark.parametrize("event", EXAMPLES, ids=lambda e: type(e).__name__)
-def test_decode_refuses_each_missing_field(event: GameEvent) -> None:
+def test_decode_refuses_each_missing_field(event: AnyEvent) -> None:
     data = _valid(event)
     for key in data:
         partial = {k: v for k, v in data.items() if k != key}
@@ -585,7 +827,7 @@ def test_decode_refuses_each_missing_field(event: GameEvent) -> None:
 
 def test_invalid_event_names_the_type_and_the_field() -> None:
     with pytest.raises(InvalidEvent) as info:
-        decode("Collected", 2, _bad(COLLECTED, winnings=-50)[2])
+        decode("Collected", Collected.VERSION, _bad(COLLECTED, winnings=-50)[2])
     assert "Collected" in str(info.value)
     assert set(info.value.messages) == {"winnings"}
 
@@ -603,8 +845,8 @@ def test_type_names_are_case_sensitive() -> None:
         decode("cardmoved", 1, _valid(MOVED))
 
 
-@pytest.mark.parametrize("cls", catalog.GAME_EVENT_TYPES, ids=lambda c: c.__name__)
-def test_a_version_newer_than_this_code_is_refused(cls: type[GameEvent]) -> None:
+@pytest.mark.parametrize("cls", EVENT_TYPES, ids=lambda c: c.__name__)
+def test_a_version_newer_than_this_code_is_refused(cls: type[AnyEvent]) -> None:
     with pytest.raises(UnknownEvent):
         decode(cls.TYPE, cls.VERSION + 1, _valid(_first(cls)))
 
@@ -620,6 +862,24 @@ def test_a_player_event_is_not_a_game_event() -> None:
     assert decode("FundsDeposited", 1, data) == catalog.FundsDeposited(100, "GBP", "t-1")
     with pytest.raises(UnknownEvent):
         decode_game("FundsDeposited", 1, data)
+    with pytest.raises(UnknownEvent):
+        decode_duel("FundsDeposited", 1, data)
+
+
+@pytest.mark.parametrize("cls", DUEL_EVENT_TYPES, ids=lambda c: c.__name__)
+def test_a_duel_event_is_not_a_game_event(cls: type[AnyEvent]) -> None:
+    stored = _stored(_first(cls))
+    assert decode_duel(*stored) == _first(cls)
+    with pytest.raises(UnknownEvent):
+        decode_game(*stored)
+
+
+@pytest.mark.parametrize("cls", GAME_EVENT_TYPES, ids=lambda c: c.__name__)
+def test_a_game_event_is_not_a_duel_event(cls: type[AnyEvent]) -> None:
+    stored = _stored(_first(cls))
+    assert decode_game(*stored) == _first(cls)
+    with pytest.raises(UnknownEvent):
+        decode_duel(*stored)
 
 
 # --- upcasting: the exact shapes older releases stored ---------------------------------------
@@ -692,6 +952,14 @@ COLLECTED_V1_GIVEN_DECK = {
     "server_seed": None,
     "foundation_count": 52,
 }
+COLLECTED_V2 = {
+    "reason": "timeout",
+    "currency": "GBP",
+    "winnings": 50,
+    "server_seed": SEED_HEX,
+    "units": 1,
+    "deck": None,
+}
 VOID_REASON = "legacy fixture: operator void after a malfunction report"
 VOIDED_V1 = {
     "reason": VOID_REASON,
@@ -707,7 +975,7 @@ LEGACY: list[tuple[str, str, int, dict[str, Any], dict[str, Any], GameEvent]] = 
         "StakePlaced",
         1,
         STAKE_PLACED_V1,
-        STAKE_PLACED_V2,
+        {**STAKE_PLACED_V2, "duel_id": None},
         StakePlaced(
             game_id="60bf77d0-52d8-4e84-9353-fa31e8104f3f",
             player_id="40509c94-0f8c-41d0-b7c7-f7a4c8ed9284",
@@ -727,7 +995,7 @@ LEGACY: list[tuple[str, str, int, dict[str, Any], dict[str, Any], GameEvent]] = 
         "StakePlaced",
         1,
         {**STAKE_PLACED_V1, "variant": "vegas-draw1", "draw_count": 1, "passes": 1},
-        {**STAKE_PLACED_V2, "variant": "vegas-draw1"},
+        {**STAKE_PLACED_V2, "variant": "vegas-draw1", "duel_id": None},
         StakePlaced(
             game_id="60bf77d0-52d8-4e84-9353-fa31e8104f3f",
             player_id="40509c94-0f8c-41d0-b7c7-f7a4c8ed9284",
@@ -832,6 +1100,7 @@ LEGACY: list[tuple[str, str, int, dict[str, Any], dict[str, Any], GameEvent]] = 
             "server_seed": SEED_HEX,
             "units": 1,
             "deck": None,
+            "ended_at": None,
         },
         Collected("player", 50, "GBP", 1, SEED_HEX, None),
     ),
@@ -847,8 +1116,78 @@ LEGACY: list[tuple[str, str, int, dict[str, Any], dict[str, Any], GameEvent]] = 
             "server_seed": None,
             "units": 52,
             "deck": None,
+            "ended_at": None,
         },
         Collected("player", 2600, "GBP", 52, None, None),
+    ),
+    (
+        "StakePlaced v2",
+        "StakePlaced",
+        2,
+        STAKE_PLACED_V2,
+        {**STAKE_PLACED_V2, "duel_id": None},
+        StakePlaced(
+            game_id="60bf77d0-52d8-4e84-9353-fa31e8104f3f",
+            player_id="40509c94-0f8c-41d0-b7c7-f7a4c8ed9284",
+            variant="vegas-draw3",
+            stake=520,
+            currency="GBP",
+            multiplier="5",
+            max_units=52,
+            paytable_id="vegas-gbp",
+            paytable_version=1,
+            rules_version="vegas-klondike/1",
+            certification=True,
+            duel_id=None,
+        ),
+    ),
+    (
+        "StakePlaced v2 golf",
+        "StakePlaced",
+        2,
+        {**STAKE_PLACED_V2, "variant": "golf", "multiplier": "1.3", "max_units": 35},
+        {
+            **STAKE_PLACED_V2,
+            "variant": "golf",
+            "multiplier": "1.3",
+            "max_units": 35,
+            "duel_id": None,
+        },
+        StakePlaced(
+            game_id="60bf77d0-52d8-4e84-9353-fa31e8104f3f",
+            player_id="40509c94-0f8c-41d0-b7c7-f7a4c8ed9284",
+            variant="golf",
+            stake=520,
+            currency="GBP",
+            multiplier="1.3",
+            max_units=35,
+            paytable_id="vegas-gbp",
+            paytable_version=1,
+            rules_version="vegas-klondike/1",
+            certification=True,
+        ),
+    ),
+    (
+        "Collected v2",
+        "Collected",
+        2,
+        COLLECTED_V2,
+        {**COLLECTED_V2, "ended_at": None},
+        Collected("timeout", 50, "GBP", 1, SEED_HEX, None, None),
+    ),
+    (
+        "Collected v2 given deck",
+        "Collected",
+        2,
+        {**COLLECTED_V2, "reason": "player", "server_seed": SEED_HEX, "deck": list(EASY)},
+        {
+            **COLLECTED_V2,
+            "reason": "player",
+            "server_seed": SEED_HEX,
+            "deck": list(EASY),
+            "ended_at": None,
+        },
+        Collected("player", 50, "GBP", 1, SEED_HEX, EASY, None),
     ),
     (
         "Voided v1",
@@ -890,8 +1229,8 @@ def test_upcast_brings_the_stored_shape_to_the_current_one(
     assert decode(*_stored(event)) == event
 
 
-@pytest.mark.parametrize("cls", catalog.GAME_EVENT_TYPES, ids=lambda c: c.__name__)
-def test_current_version_data_is_not_upcast(cls: type[GameEvent]) -> None:
+@pytest.mark.parametrize("cls", EVENT_TYPES, ids=lambda c: c.__name__)
+def test_current_version_data_is_not_upcast(cls: type[AnyEvent]) -> None:
     data = _valid(_first(cls))
     assert upcast(cls.TYPE, cls.VERSION, data) == data
 
@@ -918,6 +1257,12 @@ def test_an_upcast_event_is_still_validated() -> None:
         decode("StakePlaced", 1, {**STAKE_PLACED_V1, "stake": 0})
     with pytest.raises(InvalidEvent):
         decode("Dealt", 1, {**DEALT_V1, "deck": list(DECK)[:51]})
+    with pytest.raises(InvalidEvent):
+        decode("StakePlaced", 2, {**STAKE_PLACED_V2, "stake": 0})
+    with pytest.raises(InvalidEvent):
+        decode("Collected", 2, {**COLLECTED_V2, "winnings": -1})
+    with pytest.raises(InvalidEvent):
+        decode("Collected", 2, {**COLLECTED_V2, "reason": "bonus"})
 
 
 @pytest.mark.parametrize(
@@ -1067,8 +1412,7 @@ def test_collect_with_an_unknown_reason_is_refused() -> None:
 
 def test_the_stake_placed_the_decider_emits_stores_its_game_s_payout_terms() -> None:
     for game_id, rules in GAMES.items():
-        _, events = start(variant=game_id)
-        placed = decode_game(*_stored(events[0]))
+        placed = decode_game(*_stored(_deal(game_id)[0]))
         assert isinstance(placed, StakePlaced)
         assert (placed.variant, placed.multiplier, placed.max_units) == (
             game_id,
@@ -1076,3 +1420,4 @@ def test_the_stake_placed_the_decider_emits_stores_its_game_s_payout_terms() -> 
             rules.max_units,
         )
         assert (placed.stake, placed.currency, placed.paytable_id) == (520, "GBP", GBP.id)
+        assert placed.duel_id == ("duel-1" if rules.duel else None)

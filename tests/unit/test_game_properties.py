@@ -5,7 +5,9 @@ duplicate a card (sealed cards included), winnings always follow the units, the 
 of the events, every event survives the codec, a refused command changes nothing, the legal
 commands are exactly the ones the rules accept, undo restores the table it took back, the player
 view never names a sealed card, the game is won exactly when the rules say so, and a game ended
-with its seed revealed passes every audit check."""
+with its seed revealed passes every audit check. A timed duel game (``klondike-duel``) is dealt
+to a duel's seat and played on a server clock always inside its five minutes; it ends without
+revealing its seed (the duel reveals it), and is audited with the duel's revealed seed."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import itertools
 import json
 from collections import Counter
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from typing import ClassVar
 
 import pytest
@@ -32,6 +35,7 @@ from events import codec
 from events.catalog import (
     CardMoved,
     CardPicked,
+    ClockStarted,
     Collected,
     Dealt,
     DealtPile,
@@ -43,6 +47,7 @@ from events.catalog import (
 )
 from service import errors, shuffle
 from service import game as g
+from service.clock import instant
 from service.errors import RuleViolation
 from service.games import (
     GAMES,
@@ -61,7 +66,7 @@ from service.rules.building import alternate_colour_down, same_suit_down, same_s
 from service.rules.cards import Card, canonical_deck
 from service.rules.game import GameRules
 from service.rules.table import Table, dealt_piles, seal, unseal
-from service.verification import CHECKS, verify_game
+from service.verification import CHECKS, Revealed, verify_game
 from service.views import player_view
 from tests.builders import GBP, postings_for, recorded
 
@@ -70,6 +75,11 @@ SIMPLE: tuple[g.PlayAction, ...] = (g.Draw(), g.Recycle(), g.Redeal(), g.Undo())
 PAYTABLES = default_paytables()
 #: Pile ids no game lays out, and Klondike's "whichever foundation fits".
 JUNK_PILES = ("nowhere", "tableau:7", "foundation:4", "pyramid:28", "Stock", "", "foundation")
+#: A timed game's deal on the server's clock; every later command comes a little after it,
+#: never as late as its deadline.
+T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
+CLOCK_STEP = timedelta(milliseconds=250)
+LATEST = timedelta(seconds=290)
 
 
 def _round_trip(event: GameEvent) -> GameEvent:
@@ -106,9 +116,21 @@ class GameMachine(RuleBasedStateMachine):
     def _piles(self) -> tuple[str, ...]:
         return self.game_rules.layout.ids
 
+    @property
+    def now(self) -> datetime | None:
+        """The server's clock for the next command of a timed game (None for any other): a
+        quarter second per event recorded so far, always before the deadline."""
+        if self.game_rules.time_limit is None:
+            return None
+        return T0 + min(CLOCK_STEP * (1 + len(self.events)), LATEST)
+
+    def _decide(self, command: g.Command) -> list[GameEvent]:
+        redeals = shuffle.redealer(self.seed, None)
+        return g.decide(self.game, command, self.sealed, redeals, self.now)
+
     def _apply(self, command: g.Command) -> list[GameEvent]:
         """Decide and fold one command, checking each new event survives the codec."""
-        new = g.decide(self.game, command, self.sealed, shuffle.redealer(self.seed, None))
+        new = self._decide(command)
         assert new, f"{command!r} succeeded but recorded nothing"
         for event in new:
             assert _round_trip(event) == event
@@ -144,7 +166,7 @@ class GameMachine(RuleBasedStateMachine):
 
     def _accepts(self, command: g.Command) -> bool:
         try:
-            g.decide(self.game, command, self.sealed, shuffle.redealer(self.seed, None))
+            self._decide(command)
         except RuleViolation:
             return False
         return True
@@ -170,6 +192,9 @@ class GameMachine(RuleBasedStateMachine):
             deck=self.deck,
             shuffle_algorithm=shuffle.ALGORITHM,
             seed_commitment=shuffle.commitment(seed),
+            # A duel's game is dealt only to a duel's seat, on the server's clock.
+            duel_id="duel-1" if rules.duel else None,
+            now=T0 if rules.time_limit is not None else None,
         )
         self.events = g.decide(g.INITIAL, start, self.sealed)
         for event in self.events:
@@ -185,6 +210,15 @@ class GameMachine(RuleBasedStateMachine):
         assert isinstance(dealt, Dealt)
         assert dealt.deck is None
         assert dealt.seed_commitment == shuffle.commitment(seed)
+        assert placed.duel_id == ("duel-1" if rules.duel else None)
+        clocks = [e for e in self.events if isinstance(e, ClockStarted)]
+        if rules.time_limit is None:
+            assert clocks == []
+        else:
+            deadline = T0 + timedelta(seconds=rules.time_limit)
+            assert self.events[2] == ClockStarted(instant(T0), instant(deadline))
+            assert self.game.info is not None
+            assert self.game.info.deadline == deadline
         sealed_table, hidden = seal(rules.deal(self.deck))
         assert hidden == self.sealed
         assert dealt.piles == tuple(
@@ -234,14 +268,14 @@ class GameMachine(RuleBasedStateMachine):
         for command in choices:
             if isinstance(command, g.Undo | g.Turn):
                 continue
-            new = g.decide(self.game, command, self.sealed, shuffle.redealer(self.seed, None))
+            new = self._decide(command)
             if g.fold(new, self.game).units > units:
                 found.append(command)
         assert _table(self.game) is table
         return found
 
     def _play_listed(self, command: g.PlayCommand) -> None:
-        before = self.game
+        before, now = self.game, self.now
         undo = before.undo
         new = self._apply(command)  # a listed command must never be refused
         note_event(f"{self.game_rules.id}: played {type(new[0]).__name__}")
@@ -264,6 +298,18 @@ class GameMachine(RuleBasedStateMachine):
             note_event(f"{self.game_rules.id}: undid a {undo.action}")
         if self.game.status == "complete":
             note_event(f"{self.game_rules.id}: won")
+        if self.game_rules.time_limit is not None and self.game.is_over:
+            # A timed game ends the moment it is won, with the command that won it.
+            assert before.status == "in_progress"
+            assert new[-1] == Collected(
+                reason="finished",
+                winnings=0 if self.game_rules.duel else before.winnings,
+                currency="GBP",
+                units=self.game_rules.max_units,
+                ended_at=None if now is None else instant(now),
+            )
+            note_event(f"{self.game_rules.id}: won and finished")
+            self._audit()
 
     @precondition(lambda self: not self.game.is_over and len(self.events) > 20)
     @rule(roll=st.integers(0, 4), void=st.booleans())
@@ -271,6 +317,14 @@ class GameMachine(RuleBasedStateMachine):
         stuck = g.legal_commands(self.game) == [g.Collect()]
         if roll and not stuck:
             return
+        if self.game_rules.duel:
+            self._end_a_duel_game(void)
+        else:
+            self._end_with_the_seed(void)
+        assert g.legal_commands(self.game) == []
+        self._audit()
+
+    def _end_with_the_seed(self, void: bool) -> None:
         before = self.game
         # Without the revealed seed, or with the wrong one, a committed game never ends.
         with pytest.raises(RuleViolation) as missing:
@@ -304,10 +358,40 @@ class GameMachine(RuleBasedStateMachine):
             assert self.game.payout == before.winnings
         note_event(f"{self.game_rules.id}: {self.game.status} at {before.units} unit(s)")
         assert self.game.server_seed == self.seed.hex()
-        assert g.legal_commands(self.game) == []
-        # Once its seed is revealed, the whole game passes every audit check.
+
+    def _end_a_duel_game(self, void: bool) -> None:
+        """A duel's game ends without its seed (the duel reveals it) and pays nothing itself."""
+        before, now = self.game, self.now
+        assert now is not None
+        wrong = bytes(b ^ 1 for b in self.seed).hex()
+        for revealing in (
+            g.Collect(server_seed=self.seed.hex()),
+            g.Collect(server_seed=wrong),
+            g.Void("fault", server_seed=self.seed.hex()),
+        ):
+            with pytest.raises(RuleViolation) as refused:
+                self._decide(revealing)
+            assert refused.value.code == errors.SEED_MISMATCH
+        if void:
+            new = self._apply(g.Void("operator: table fault"))
+            assert new == [Voided("operator: table fault", 0, "GBP", None, None)]
+            assert self.game.status == "voided"
+            assert self.game.refund == 0
+        else:
+            new = self._apply(g.Collect())
+            assert new == [Collected("player", 0, "GBP", before.units, None, None, instant(now))]
+            assert self.game.status == "collected"
+            assert self.game.payout == 0
+        note_event(f"{self.game_rules.id}: {self.game.status} at {before.units} unit(s)")
+        assert self.game.server_seed is None
+
+    def _audit(self) -> None:
+        """Once its seed is revealed (a duel's game: by its duel), the whole game passes every
+        audit check."""
         records = recorded("game-1", self.events)
-        result = verify_game(records, postings_for("game-1", self.events), PAYTABLES)
+        postings = postings_for("game-1", self.events)
+        duel = Revealed(self.seed.hex()) if self.game_rules.duel else None
+        result = verify_game(records, postings, PAYTABLES, duel=duel)
         assert result.findings == []
         assert result.checks == dict.fromkeys(CHECKS, "pass")
         assert result.state == self.game
@@ -422,6 +506,9 @@ class GameMachine(RuleBasedStateMachine):
         assert 0 <= units <= rules.max_units
         assert game.info is not None
         assert (game.info.multiplier, game.max_units) == (rules.multiplier, rules.max_units)
+        if rules.duel:  # a duel's game pays nothing itself: the duel pays from its pot
+            assert (game.winnings, game.win_rate) == (0, 0)
+            return
         expected = winnings(units, STAKE, rules.multiplier, rules.max_units)
         assert game.winnings == expected
         assert game.win_rate == winnings(1, STAKE, rules.multiplier, rules.max_units)
@@ -566,7 +653,8 @@ class GameMachine(RuleBasedStateMachine):
         for shown, pile in zip(view["piles"], table.piles, strict=True):
             assert (shown["count"], shown["face_down"]) == (len(pile.cards), pile.down)
             assert shown["cards"] == [c for c in shown["cards"] if c in pile.up]
-        assert view["server_seed"] == (self.seed.hex() if self.game.is_over else None)
+        revealed = self.game.is_over and not self.game_rules.duel  # a duel reveals its own
+        assert view["server_seed"] == (self.seed.hex() if revealed else None)
         assert view["stock_count"] == table.count("stock")
         assert view["units"] == self.game.units
         assert view["winnings"] == self.game.winnings
