@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from events.catalog import Collected, DuelEvent, DuelSettled, GameEvent
+from events.catalog import Collected, DuelEvent, DuelOpened, DuelSettled, GameEvent
 from events.codec import decode_duel, decode_game
 from events.records import ConcurrencyConflict, NewEvent, RecordedEvent
 from service import audit, errors, ledger, scoring, shuffle
@@ -70,9 +70,11 @@ class Duels:
         vault: SeedVault,
         *,
         certification_mode: bool = False,
+        big_win_threshold: int = 100_000,
         clock: Clock = system_clock,
     ) -> None:
         self._uow = unit_of_work
+        self._big_win_threshold = big_win_threshold
         self._games = games
         self._paytables = dict(paytables)
         self._game_paytables = dict(game_paytables)
@@ -555,7 +557,38 @@ class Duels:
         loaded = self._loaded(after, [*records, *recorded], None)
         row, seats = duel_rows(after, loaded.ended_at)
         uow.duels.save(row, seats)
+        self._log_big_wins(uow, request, opened, events)
         return loaded
+
+    def _log_big_wins(
+        self,
+        uow: UnitOfWork,
+        request: RequestContext,
+        opened: DuelOpened,
+        events: Sequence[DuelEvent],
+    ) -> None:
+        """A prize at or above the threshold goes to the significant-events log, as a game's
+        big win does, in the same transaction."""
+        for event in events:
+            if not isinstance(event, DuelSettled):
+                continue
+            for payout in event.payouts:
+                if payout.amount >= self._big_win_threshold:
+                    uow.significant.record(
+                        "big-win",
+                        request.actor.id,
+                        {
+                            "duel_id": opened.duel_id,
+                            "seat": payout.seat,
+                            "fee": opened.fee,
+                            "pot": event.pot,
+                            "threshold": self._big_win_threshold,
+                            "certification": opened.certification,
+                        },
+                        player_id=uuid.UUID(payout.player_id),
+                        amount=payout.amount,
+                        currency=opened.currency,
+                    )
 
     @staticmethod
     def _loaded(

@@ -88,6 +88,7 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
             settings.paytables,
             vault,
             certification_mode=settings.certification_mode,
+            big_win_threshold=settings.big_win_threshold,
             clock=system_clock,
         ),
         access=Access(unit_of_work),

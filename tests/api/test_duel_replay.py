@@ -8,6 +8,8 @@ from dataclasses import replace
 from datetime import UTC, date, datetime
 from typing import Any
 
+import pytest
+
 from events import chain
 from events.records import RecordedEvent
 from service import audit
@@ -159,3 +161,17 @@ def test_audits_check_duels_with_every_seat(
         assert unit in mine
         assert unit in everything
         assert audit.check_unit(uow, unit, container.settings.paytables) == []
+
+
+def test_a_big_duel_prize_is_a_significant_event(
+    http: Http, clock: FakeClock, container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(container.duels, "_big_win_threshold", 1_000)
+    duel_id, players = _settled_duel(http, clock, 1_000)  # a tie: 900 each, under the line
+    wins = http.get("/v1/significant-events?kind=big-win", http.auditor_key).get_json()["items"]
+    assert not [w for w in wins if w["details"].get("duel_id") == duel_id]
+    duel_id, players = _settled_duel(http, clock, 2_000)  # 1,800 each
+    wins = http.get("/v1/significant-events?kind=big-win", http.auditor_key).get_json()["items"]
+    mine = [w for w in wins if w["details"].get("duel_id") == duel_id]
+    assert sorted(w["player_id"] for w in mine) == sorted(p.id for p in players)
+    assert {w["amount"] for w in mine} == {1_800}
