@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask_smorest import Blueprint
+from service.api.blueprint import Blueprint
 
 # The response components (registered by service.app.VegasApi) for each problem status.
 RESPONSES = {

@@ -7,13 +7,13 @@ from typing import Any
 
 from flask import url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import RAISE
 
 from events import chain
 from service import game as g
 from service.api import schemas
 from service.api.auth import allow, require_principal
+from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
 from service.api.problems import Problem
 from service.api.requests import (

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask_smorest import Blueprint
 from marshmallow import RAISE
 
 from service.api import schemas
+from service.api.blueprint import Blueprint
 from service.api.docs import problems
 from service.api.problems import TYPES, Problem
 from service.api.wiring import services

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Response, request
-from flask_smorest import Blueprint
 from marshmallow import RAISE
 
 from service import finance
 from service.api import schemas
 from service.api.auth import allow
+from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, problems
 from service.api.wiring import services
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import json
 import re
 import uuid
 from datetime import datetime
@@ -48,13 +49,44 @@ def request_id() -> str:
     return found
 
 
+#: What ``json_body`` answers for a request that sent no body at all.
+NO_BODY: Any = object()
+
+
+def json_body() -> Any:
+    """The request's body, decoded once and kept for the request: the same bytes whether they
+    came with a Content-Length or chunked (the size cap applies either way: 413). A body that
+    is not JSON, nests too deep for the decoder or holds an integer too long to convert is a
+    400, never a crash."""
+    if "json_body" not in g:
+        raw = request.get_data(cache=True)  # RequestEntityTooLarge (413) past the cap
+        cap = request.max_content_length
+        if cap is not None and request.content_length is None and len(raw) >= cap:
+            # A chunked body is read up to the cap and no further: reaching it means it
+            # did not fit, whatever followed.
+            raise Problem("payload-too-large", f"the request body is over {cap} bytes")
+        if not raw:
+            g.json_body = NO_BODY
+        else:
+            try:
+                g.json_body = json.loads(raw)
+            except (ValueError, RecursionError, UnicodeDecodeError):
+                # ValueError covers bad JSON and integers past Python's digit limit;
+                # RecursionError, nesting deeper than the decoder goes.
+                raise Problem("malformed-request", "the request body is not valid JSON") from None
+    return g.json_body
+
+
 def request_context() -> RequestContext:
     principal = require_principal()
     key = request.headers.get("Idempotency-Key")
     if key is not None and not _VISIBLE.fullmatch(key):
         raise Problem("malformed-request", "Idempotency-Key must be 1-200 visible ASCII characters")
-    body = request.get_json(silent=True) if request.content_length else None
-    described = f"{request.method} {request.path}\n{canonical_json(body)}"
+    body = json_body()
+    # The fingerprint covers the decoded body, so a retry matches its original whatever its
+    # framing or spacing, and any other body under the same key is a different request.
+    shown = None if body is NO_BODY else body
+    described = f"{request.method} {request.path}\n{canonical_json(shown)}"
     return RequestContext(
         actor=principal.actor,
         request_id=request_id(),
