@@ -352,6 +352,11 @@ def decide(
     if isinstance(command, Collect):
         return [_collect(state, command, now)]
     if isinstance(command, Void):
+        if state.status == "complete":  # won: the player is owed the win, not the stake back
+            raise RuleViolation(
+                errors.GAME_COMPLETE,
+                f"the game is won ({state.units} of {info.max_units}); it is collected, not voided",
+            )
         return [_void(state, command)]
     assert table is not None
     if state.status == "complete":

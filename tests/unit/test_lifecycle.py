@@ -412,6 +412,14 @@ def test_void_refunds_the_stake_whatever_the_winnings() -> None:
     assert (game.status, game.refund, game.payout) == ("voided", 1040, 0)
 
 
+def test_a_won_game_is_collected_never_voided() -> None:
+    game, _ = play(_almost_done_by_turn(), g.Turn("tableau:0"))
+    assert game.status == "complete"
+    assert _refused(game, g.Void(reason="x", server_seed=SEED_HEX)) == errors.GAME_COMPLETE
+    game, _ = play(game, g.Collect(server_seed=SEED_HEX))
+    assert (game.status, game.payout) == ("collected", 2600)
+
+
 def test_void_without_the_seed_is_refused_seed_required() -> None:
     game, _ = start()
     assert _refused(game, g.Void(reason="x")) == errors.SEED_REQUIRED
