@@ -25,6 +25,11 @@ KEY_PREFIX = "vsk_"
 TOKEN_PREFIX = "vsp_"
 
 
+def key_actor(key_id: uuid.UUID) -> str:
+    """How a staff key is named in events, metadata and logs."""
+    return f"key:{key_id}"
+
+
 def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
@@ -72,11 +77,50 @@ class Access:
             uow.commit()
         return secret
 
-    def revoke_key(self, name: str) -> bool:
+    def revoke_key(self, name: str, *, sessions: bool = False) -> bool:
+        """Revoke the live key of this name; with ``sessions``, every player session it minted
+        too (recorded for auditors)."""
         with self._uow() as uow:
-            revoked = uow.access.revoke_key(name)
+            key_id = uow.access.revoke_key(name)
+            if key_id is not None and sessions:
+                minted_by = key_actor(key_id)
+                count = uow.access.revoke_minted(minted_by)
+                uow.significant.record(
+                    "session",
+                    minted_by,
+                    {"action": "revoke-minted", "key": name, "sessions": count},
+                )
             uow.commit()
-        return revoked
+        return key_id is not None
+
+    def revoke_session(self, request: RequestContext, token: str) -> bool:
+        """A player logging out: their bearer token stops working at once."""
+        with self._uow() as uow:
+            player_id = uow.access.revoke_session(_digest(token))
+            if player_id is not None:
+                uow.significant.record(
+                    "session",
+                    request.actor.id,
+                    {"action": "logout"},
+                    player_id=player_id,
+                )
+            uow.commit()
+        return player_id is not None
+
+    def revoke_player_sessions(self, request: RequestContext, player_id: uuid.UUID) -> int:
+        """An operator revokes every live session of a player; how many there were."""
+        with self._uow() as uow:
+            if uow.projections.player(player_id) is None:
+                raise NotFound("player", player_id)
+            count = uow.access.revoke_player_sessions(player_id)
+            uow.significant.record(
+                "session",
+                request.actor.id,
+                {"action": "revoke", "sessions": count},
+                player_id=player_id,
+            )
+            uow.commit()
+        return count
 
     def list_keys(self) -> list[KeyRow]:
         with self._uow() as uow:
@@ -91,6 +135,12 @@ class Access:
             created, expires = uow.access.add_session(
                 _digest(token), player_id, request.actor.id, self.session_max_age
             )
+            uow.significant.record(
+                "session",
+                request.actor.id,
+                {"action": "mint", "expires_at": expires.isoformat()},
+                player_id=player_id,
+            )
             uow.commit()
         return Session(token, player_id, created, expires, self.session_idle)
 
@@ -103,10 +153,11 @@ class Access:
                 found = uow.access.find_key(digest)
                 if found is None:
                     return None
-                _, name, role = found
+                key_id, _, role = found
                 if role not in STAFF_ROLES:
                     return None
-                return Principal(Actor(f"key:{name}", cast(Role, role)))
+                # The key's own id, never its name: a name can be reused by a later key.
+                return Principal(Actor(key_actor(key_id), cast(Role, role)))
             if secret.startswith(TOKEN_PREFIX):
                 player_id = uow.access.touch_session(digest, self.session_idle)
                 uow.commit()

@@ -90,10 +90,15 @@ def keys_create(role: str, name: str) -> None:
 
 @keys_group.command("revoke", help="Revoke the live key with this name.")
 @click.option("--name", required=True)
-def keys_revoke(name: str) -> None:
+@click.option(
+    "--sessions/--keep-sessions",
+    default=False,
+    help="Also revoke every player session the key minted.",
+)
+def keys_revoke(name: str, sessions: bool) -> None:
     container = build(migrate=False)
     try:
-        revoked = container.access.revoke_key(name)
+        revoked = container.access.revoke_key(name, sessions=sessions)
     finally:
         container.close()
     if not revoked:

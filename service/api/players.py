@@ -7,7 +7,7 @@ import re
 import uuid
 from typing import Any
 
-from flask import url_for
+from flask import request, url_for
 from marshmallow import RAISE
 
 from service.api import schemas
@@ -59,6 +59,32 @@ def open_player(body: dict[str, Any]) -> Any:
 @problems(blp, *AUTHENTICATED, 404)
 def player(player_id: uuid.UUID) -> Any:
     return services().players.player(player_id)
+
+
+@blp.route("/<uuid:player_id>/sessions/revoke", methods=["POST"])
+@allow("operator")
+@blp.doc(
+    security=BEARER,
+    summary="Revoke every live session of a player",
+    description="Their bearer tokens stop working at once; recorded as a significant event.",
+)
+@blp.response(200, schemas.RevokedSchema)
+@problems(blp, *AUTHENTICATED, 404)
+def revoke_sessions(player_id: uuid.UUID) -> Any:
+    return {"revoked": services().access.revoke_player_sessions(request_context(), player_id)}
+
+
+@blp.route("/<uuid:player_id>/sessions/current", methods=["DELETE"])
+@allow(player="self")
+@blp.doc(
+    security=BEARER,
+    summary="Log out: the bearer token used for this call stops working",
+)
+@blp.response(200, schemas.RevokedSchema)
+@problems(blp, *AUTHENTICATED, 404)
+def log_out(player_id: uuid.UUID) -> Any:
+    token = request.headers.get("Authorization", "").partition(" ")[2].strip()
+    return {"revoked": int(services().access.revoke_session(request_context(), token))}
 
 
 @blp.route("/<uuid:player_id>/sessions", methods=["POST"])

@@ -696,7 +696,8 @@ class AuditSchema(Schema):
 
 class SignificantQuerySchema(Strict):
     kind = fields.String(
-        load_default=None, validate=validate.OneOf(("void", "configuration", "big-win"))
+        load_default=None,
+        validate=validate.OneOf(("void", "configuration", "big-win", "session")),
     )
     limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
     before = fields.Integer(
@@ -967,3 +968,7 @@ class DuelReplaySchema(Schema):
     duel_id = fields.UUID(required=True)
     steps = fields.List(fields.Nested(DuelStepSchema), required=True)
     verification = fields.Nested(DuelVerificationSchema, required=True)
+
+
+class RevokedSchema(Schema):
+    revoked = fields.Integer(required=True, metadata={"description": "sessions revoked"})

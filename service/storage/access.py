@@ -28,6 +28,27 @@ UPDATE api_keys SET revoked_at = statement_timestamp()
 RETURNING key_id
 """
 
+# Revoke one session by its token's hash (a player logging out).
+REVOKE_SESSION_SQL = """
+UPDATE player_sessions SET revoked_at = statement_timestamp()
+ WHERE token_hash = %(token_hash)s AND revoked_at IS NULL
+RETURNING player_id
+"""
+
+# Revoke every live session of a player (an operator's decision).
+REVOKE_PLAYER_SESSIONS_SQL = """
+UPDATE player_sessions SET revoked_at = statement_timestamp()
+ WHERE player_id = %(player_id)s AND revoked_at IS NULL
+RETURNING player_id
+"""
+
+# Revoke every live session a staff key minted (the key is being revoked).
+REVOKE_MINTED_SQL = """
+UPDATE player_sessions SET revoked_at = statement_timestamp()
+ WHERE created_by = %(created_by)s AND revoked_at IS NULL
+RETURNING player_id
+"""
+
 # Every key, newest first.
 LIST_KEYS_SQL = """
 SELECT key_id, name, role, created_at, revoked_at FROM api_keys ORDER BY created_at DESC
@@ -81,10 +102,29 @@ class AccessStore:
             row = cur.fetchone()
         return (row[0], row[1], row[2]) if row else None
 
-    def revoke_key(self, name: str) -> bool:
+    def revoke_key(self, name: str) -> uuid.UUID | None:
+        """The revoked key's id, or None if no live key has this name."""
         with self._conn.cursor() as cur:
             cur.execute(REVOKE_KEY_SQL, {"name": name})
-            return cur.fetchone() is not None
+            row = cur.fetchone()
+        return row[0] if row else None
+
+    def revoke_session(self, token_hash: str) -> uuid.UUID | None:
+        """The session's player, if it was live."""
+        with self._conn.cursor() as cur:
+            cur.execute(REVOKE_SESSION_SQL, {"token_hash": token_hash})
+            row = cur.fetchone()
+        return row[0] if row else None
+
+    def revoke_player_sessions(self, player_id: uuid.UUID) -> int:
+        with self._conn.cursor() as cur:
+            cur.execute(REVOKE_PLAYER_SESSIONS_SQL, {"player_id": player_id})
+            return len(cur.fetchall())
+
+    def revoke_minted(self, created_by: str) -> int:
+        with self._conn.cursor() as cur:
+            cur.execute(REVOKE_MINTED_SQL, {"created_by": created_by})
+            return len(cur.fetchall())
 
     def keys(self) -> list[KeyRow]:
         with self._conn.cursor() as cur:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from flask import Flask
 
+from service.access import key_actor
 from service.app import create_app
 from service.wiring import Container
 from tests.api.client import Http
@@ -26,6 +27,13 @@ def staff_keys(container: Container) -> dict[str, str]:
         role: container.access.create_key(f"test-{role}", role)
         for role in ("operator", "auditor", "finance")
     }
+
+
+@pytest.fixture(scope="session")
+def staff_actors(container: Container, staff_keys: dict[str, str]) -> dict[str, str]:
+    """How each test staff key is named in events and logs: by its id, never its name."""
+    live = {k.name: k.key_id for k in container.access.list_keys() if k.revoked_at is None}
+    return {role: key_actor(live[f"test-{role}"]) for role in staff_keys}
 
 
 @pytest.fixture

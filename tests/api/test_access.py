@@ -280,6 +280,18 @@ ROUTES: tuple[Route, ...] = (
         at("/v1/players/{player}/sessions"),
         staff_only(CREATED, "operator"),
     ),
+    Route(
+        "POST",
+        f"{PLAYER}/sessions/revoke",
+        at("/v1/players/{player}/sessions/revoke"),
+        staff_only(OK, "operator"),
+    ),
+    Route(
+        "DELETE",
+        f"{PLAYER}/sessions/current",
+        at("/v1/players/{player}/sessions/current"),
+        own(OK),
+    ),
     Route("POST", f"{PLAYER}/deposits", transfer("deposits"), staff_only(CREATED, "operator")),
     Route(
         "POST", f"{PLAYER}/withdrawals", transfer("withdrawals"), staff_only(CREATED, "operator")

@@ -79,7 +79,9 @@ def _replay(http: Http, game_id: str, token: str, query: str = "") -> dict[str, 
 # --- the replay -------------------------------------------------------------------------------
 
 
-def test_an_auditor_replays_a_finished_certification_game_event_by_event(http: Http) -> None:
+def test_an_auditor_replays_a_finished_certification_game_event_by_event(
+    http: Http, staff_actors: dict[str, str]
+) -> None:
     game = _collected_certification_game(http)
     replay = _replay(http, game.id, http.auditor_key)
     recorded = http.get(f"/v1/games/{game.id}/events", http.auditor_key).get_json()["events"]
@@ -108,7 +110,8 @@ def test_an_auditor_replays_a_finished_certification_game_event_by_event(http: H
         assert step["role"] == event["metadata"]["role"]
         assert step["request_id"] == event["metadata"]["request_id"]
     # The operator dealt the certification game; the player played it.
-    assert [(s["actor"], s["role"]) for s in steps[:2]] == [("key:test-operator", "operator")] * 2
+    operator = staff_actors["operator"]
+    assert [(s["actor"], s["role"]) for s in steps[:2]] == [(operator, "operator")] * 2
     assert {(s["actor"], s["role"]) for s in steps[2:]} == {(game.player.id, "player")}
 
     # No layout before the deal; after each event the full state at that version.
@@ -384,7 +387,7 @@ def _audit_done(http: Http, location: str, worker: Settings) -> dict[str, Any]:
 
 
 def test_an_audit_of_one_player_runs_on_a_worker_and_finds_nothing(
-    http: Http, worker: Settings
+    http: Http, worker: Settings, staff_actors: dict[str, str]
 ) -> None:
     game = _collected_certification_game(http)
     player = game.player
@@ -396,7 +399,7 @@ def test_an_audit_of_one_player_runs_on_a_worker_and_finds_nothing(
     audit_id = body["id"]
     assert started.headers["Location"].endswith(f"/v1/audits/{audit_id}")
     assert body["scope"] == {"kind": "player", "player_id": player.id, "from": None, "to": None}
-    assert body["requested_by"] == "key:test-auditor"
+    assert body["requested_by"] == staff_actors["auditor"]
     assert body["total"] == 2 + 1 + 1  # two games, the player's stream, the ledger
 
     done = _audit_done(http, started.headers["Location"], worker)
@@ -463,7 +466,9 @@ def _significant(http: Http, query: str) -> dict[str, Any]:
     return body
 
 
-def test_voids_and_big_wins_are_logged_as_significant_events(http: Http) -> None:
+def test_voids_and_big_wins_are_logged_as_significant_events(
+    http: Http, staff_actors: dict[str, str]
+) -> None:
     first = GameFactory.create(stake=1_040)
     second = GameFactory.create(deck=list(easy_deck()))
     _void(http, first, "a display fault on table 4")
@@ -479,7 +484,7 @@ def test_voids_and_big_wins_are_logged_as_significant_events(http: Http) -> None
         (first.id, "void"),
     ]
     win, second_void, item = logged
-    assert item["actor"] == "key:test-operator"
+    assert item["actor"] == staff_actors["operator"]
     assert item["player_id"] == first.player.id
     assert (item["amount"], item["currency"]) == (1_040, "GBP")
     assert item["details"] == {"reason": "a display fault on table 4", "certification": False}

@@ -15,7 +15,9 @@ from click.testing import CliRunner, Result
 from flask import Flask
 
 from service import create_app
+from service.access import key_actor
 from service.config import Settings
+from service.wiring import Container
 from tests.api.client import Http, assert_problem
 from tests.api.factories import PlayerFactory
 
@@ -258,3 +260,84 @@ def test_sessions_are_minted_by_operators_for_existing_players(http: Http) -> No
         http.post(f"/v1/players/{player.id}/sessions", http.auditor_key), 403, "forbidden"
     )
     assert_problem(http.post(f"/v1/players/{player.id}/sessions"), 401, "unauthorized")
+
+
+# --- revoking sessions, and the record of it ------------------------------------------------
+
+
+def _mint_for(http: Http, key: str, player_id: str) -> str:
+    minted = http.post(f"/v1/players/{player_id}/sessions", key)
+    assert minted.status_code == 201, minted.get_json()
+    token: str = minted.get_json()["token"]
+    return token
+
+
+def _session_events(http: Http, player_id: str) -> list[dict[str, Any]]:
+    page = http.get("/v1/significant-events?kind=session&limit=200", http.auditor_key)
+    assert page.status_code == 200, page.get_json()
+    return [i for i in page.get_json()["items"] if i["player_id"] == player_id]
+
+
+def test_a_player_logs_out_and_the_token_stops_working_at_once(http: Http) -> None:
+    player = PlayerFactory.create()
+    other = _mint_for(http, http.operator_key, player.id)
+    out = http.call("DELETE", f"/v1/players/{player.id}/sessions/current", player.token)
+    assert out.status_code == 200, out.get_data(as_text=True)
+    assert out.get_json() == {"revoked": 1}
+    assert_problem(http.get(f"/v1/players/{player.id}/wallet", player.token), 401, "unauthorized")
+    assert _works(http, player.id, other)  # only the token used to log out
+    actions = [e["details"]["action"] for e in _session_events(http, player.id)]
+    assert actions[0] == "logout"  # newest first
+    assert actions.count("mint") == 2
+
+
+def test_an_operator_revokes_every_session_of_a_player(
+    http: Http, staff_actors: dict[str, str]
+) -> None:
+    player = PlayerFactory.create()
+    second = _mint_for(http, http.operator_key, player.id)
+    revoked = http.post(f"/v1/players/{player.id}/sessions/revoke", http.operator_key)
+    assert revoked.status_code == 200, revoked.get_json()
+    assert revoked.get_json() == {"revoked": 2}
+    assert not _works(http, player.id, player.token)
+    assert not _works(http, player.id, second)
+    latest = _session_events(http, player.id)[0]
+    assert latest["details"] == {"action": "revoke", "sessions": 2}
+    assert latest["actor"] == staff_actors["operator"]
+    # Nobody else may: players and other staff roles are refused, and nothing more is revoked.
+    fresh = _mint_for(http, http.operator_key, player.id)
+    for who in (fresh, http.auditor_key, http.finance_key):
+        assert http.post(f"/v1/players/{player.id}/sessions/revoke", who).status_code == 403
+    assert _works(http, player.id, fresh)
+
+
+def test_revoking_a_key_can_revoke_the_sessions_it_minted(
+    flask_cli: Callable[..., Result], http: Http
+) -> None:
+    name = f"desk-{uuid.uuid4().hex[:8]}"
+    desk = _create_key(flask_cli, name)
+    player = PlayerFactory.create()
+    minted = _mint_for(http, desk, player.id)
+    kept = _mint_for(http, http.operator_key, player.id)
+    done = flask_cli("keys", "revoke", "--name", name, "--sessions")
+    assert done.exit_code == 0, done.output
+    assert not _works(http, player.id, minted)
+    assert _works(http, player.id, kept)  # another key's session stays
+
+
+def test_staff_are_named_in_events_by_their_key_id_not_a_reusable_name(
+    flask_cli: Callable[..., Result], http: Http, container: Container
+) -> None:
+    name = f"desk-{uuid.uuid4().hex[:8]}"
+    player = PlayerFactory.create()
+    first = _create_key(flask_cli, name)
+    _mint_for(http, first, player.id)
+    assert flask_cli("keys", "revoke", "--name", name).exit_code == 0
+    second = _create_key(flask_cli, name)  # the same name again, for another key
+    _mint_for(http, second, player.id)
+    ids = [k.key_id for k in container.access.list_keys() if k.name == name]
+    assert len(ids) == 2
+    minted = [e for e in _session_events(http, player.id) if e["details"]["action"] == "mint"]
+    # Newest first: the second key's mint, then the first's; each by its own key's id.
+    assert [e["actor"] for e in minted[:2]] == [key_actor(i) for i in ids]  # keys newest first
+    assert all(name not in e["actor"] for e in minted)
