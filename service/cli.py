@@ -22,6 +22,7 @@ from service.games import STANDALONE, game_named
 from service.rebuild import rebuild
 from service.rtp import simulate
 from service.rtp.bots import bot_for
+from service.seeds import rotate_keys
 from service.wiring import build
 
 
@@ -29,6 +30,7 @@ def register(app: Flask) -> None:
     app.cli.add_command(db_group)
     app.cli.add_command(projections_group)
     app.cli.add_command(keys_group)
+    app.cli.add_command(seeds_group)
     app.cli.add_command(audit_group)
     app.cli.add_command(rtp_group)
 
@@ -115,6 +117,25 @@ def keys_list() -> None:
             click.echo(f"{key.name}\t{key.role}\t{key.created_at:%Y-%m-%d %H:%M}\t{state}")
     finally:
         container.close()
+
+
+@click.group("seeds", help="Sealed seeds and decks at rest.")
+def seeds_group() -> None:
+    pass
+
+
+@seeds_group.command(
+    "rotate",
+    help="Re-encrypt every sealed seed under the newest key (the first of "
+    "SEED_ENCRYPTION_KEYS); the older keys may then be removed.",
+)
+def seeds_rotate() -> None:
+    container = build(migrate=False)
+    try:
+        count = rotate_keys(container.vault, container.unit_of_work)
+    finally:
+        container.close()
+    click.echo(f"re-encrypted {count} sealed secret(s) under key {container.vault.key_id}")
 
 
 @click.group("audit", help="Whole-history audits: every game replayed and re-verified.")

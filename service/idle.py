@@ -63,10 +63,34 @@ def collect_idle(
         except (VersionMismatch, ConcurrencyConflict):
             continue  # played (or collected) since the scan: no longer this run's business
         except RuleViolation as exc:
-            if exc.code != errors.GAME_OVER:
-                raise
+            if exc.code == errors.GAME_OVER:
+                continue
+            _failed(unit_of_work, game_id, exc)
+            continue
+        except Exception as exc:  # one broken game (a seed key gone, a row missing) must not
+            _failed(unit_of_work, game_id, exc)  # keep every other idle game uncollected
             continue
         if not loaded.replayed:
             collected.append(game_id)
             log.info("collected idle game %s (payout %s)", game_id, loaded.state.payout)
     return collected
+
+
+#: How often one game that cannot be collected is reported again.
+REPORT_AGAIN_AFTER = timedelta(hours=24)
+
+
+def _failed(unit_of_work: Callable[[], UnitOfWork], game_id: uuid.UUID, exc: Exception) -> None:
+    """Record a game the collector could not collect, for an operator to look at (once a day,
+    not on every run), and go on with the others."""
+    log.exception("idle game %s could not be collected", game_id, exc_info=exc)
+    with unit_of_work() as uow:
+        if uow.significant.reported(game_id, "collection-failed", REPORT_AGAIN_AFTER):
+            return
+        uow.significant.record(
+            "collection-failed",
+            COLLECTOR.id,
+            {"error": type(exc).__name__, "detail": str(exc)[:500]},
+            game_id=game_id,
+        )
+        uow.commit()

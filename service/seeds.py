@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+
+from service.unit_of_work import UnitOfWork
 
 KEY_FILE = "seed-encryption.key"
 
@@ -26,6 +28,13 @@ class SeedVault:
 
     def encrypt(self, seed: bytes) -> bytes:
         return self._fernet.encrypt(seed)
+
+    def rotate(self, token: bytes) -> bytes:
+        """The same secret re-encrypted under the newest key (decrypted with any)."""
+        try:
+            return self._fernet.rotate(token)
+        except InvalidToken as exc:
+            raise ValueError("a stored seed cannot be decrypted with the configured keys") from exc
 
     def decrypt(self, token: bytes) -> bytes:
         try:
@@ -49,3 +58,19 @@ def embedded_key(data_dir: Path) -> str:
             with os.fdopen(fd, "wb") as out:
                 out.write(key)
     return path.read_text().strip()
+
+
+def rotate_keys(vault: SeedVault, unit_of_work: Callable[[], UnitOfWork], batch: int = 500) -> int:
+    """Re-encrypt every sealed secret not yet under the vault's newest key (the first of
+    SEED_ENCRYPTION_KEYS), a batch per transaction; how many were re-encrypted. Afterwards the
+    older keys may be dropped from the configuration."""
+    done = 0
+    while True:
+        with unit_of_work() as uow:
+            stale = uow.seeds.stale(vault.key_id, batch)
+            for game_id, token in stale:
+                uow.seeds.rekey(game_id, vault.key_id, vault.rotate(token))
+            uow.commit()
+        done += len(stale)
+        if len(stale) < batch:
+            return done

@@ -697,7 +697,9 @@ class AuditSchema(Schema):
 class SignificantQuerySchema(Strict):
     kind = fields.String(
         load_default=None,
-        validate=validate.OneOf(("void", "configuration", "big-win", "session")),
+        validate=validate.OneOf(
+            ("void", "configuration", "big-win", "session", "collection-failed")
+        ),
     )
     limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))
     before = fields.Integer(

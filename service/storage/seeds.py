@@ -19,6 +19,21 @@ VALUES (%(game_id)s, %(key_id)s, %(ciphertext)s, %(kind)s)
 # A game's encrypted secret and what it is.
 SELECT_SQL = "SELECT kind, ciphertext FROM game_seeds WHERE game_id = %(game_id)s"
 
+# Secrets not yet under the newest key, a batch at a time, locked for their re-encryption.
+STALE_SQL = """
+SELECT game_id, ciphertext FROM game_seeds
+ WHERE key_id <> %(key_id)s
+ ORDER BY game_id
+ LIMIT %(limit)s
+   FOR UPDATE
+"""
+
+# One secret re-encrypted under the newest key.
+REKEY_SQL = """
+UPDATE game_seeds SET key_id = %(key_id)s, ciphertext = %(ciphertext)s
+ WHERE game_id = %(game_id)s
+"""
+
 
 class SeedStore:
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
@@ -36,3 +51,12 @@ class SeedStore:
             cur.execute(SELECT_SQL, {"game_id": game_id})
             row = cur.fetchone()
             return (str(row[0]), bytes(row[1])) if row else None
+
+    def stale(self, key_id: str, limit: int) -> list[tuple[uuid.UUID, bytes]]:
+        with self._conn.cursor() as cur:
+            cur.execute(STALE_SQL, {"key_id": key_id, "limit": limit})
+            return [(row[0], bytes(row[1])) for row in cur.fetchall()]
+
+    def rekey(self, game_id: uuid.UUID, key_id: str, ciphertext: bytes) -> None:
+        with self._conn.cursor() as cur:
+            cur.execute(REKEY_SQL, {"game_id": game_id, "key_id": key_id, "ciphertext": ciphertext})

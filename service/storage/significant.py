@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -17,6 +17,14 @@ VALUES (%(kind)s, %(actor)s, %(game_id)s, %(player_id)s, %(amount)s, %(currency)
 """
 
 # Newest first, a page after a cursor (an id).
+# Whether a game was logged under a kind lately (so a recurring failure is reported once).
+REPORTED_SQL = """
+SELECT 1 FROM significant_events
+ WHERE game_id = %(game_id)s AND kind = %(kind)s
+   AND occurred_at > statement_timestamp() - %(within)s
+ LIMIT 1
+"""
+
 LIST_SQL = """
 SELECT id, kind, occurred_at, actor, game_id, player_id, amount, currency, details
   FROM significant_events
@@ -87,3 +95,9 @@ class SignificantStore:
             cur.execute(LAST_CONFIGURATION_SQL)
             row = cur.fetchone()
             return str(row[0]) if row and row[0] else None
+
+    def reported(self, game_id: uuid.UUID, kind: str, within: timedelta) -> bool:
+        """Was this game logged under this kind within the last ``within``?"""
+        with self._conn.cursor() as cur:
+            cur.execute(REPORTED_SQL, {"game_id": game_id, "kind": kind, "within": within})
+            return cur.fetchone() is not None

@@ -9,12 +9,14 @@ from typing import Any
 
 import psycopg
 import pytest
+from cryptography.fernet import Fernet
 
 from service import game as g
 from service import shuffle
 from service.games import GOLF
 from service.idle import collect_idle
 from service.paytable import winnings
+from service.seeds import SeedVault, rotate_keys
 from service.wiring import Container
 from tests.integration.conftest import World, as_player
 
@@ -168,3 +170,45 @@ def test_an_idle_golf_game_is_collected_with_the_cards_it_cleared(
         "timeout",
     )
     assert collect_idle(world.c.games, world.c.unit_of_work, DAY) == []  # once only
+
+
+def test_a_game_that_cannot_be_collected_is_reported_and_the_others_are_collected(
+    fresh_container: Container, fresh_admin_conn: psycopg.Connection[Any]
+) -> None:
+    world = World(fresh_container)
+    broken = world.easy_game(world.player(balance=520)).state.game_id
+    fine = world.easy_game(world.player(balance=520)).state.game_id
+    for game_id in (broken, fine):
+        _age(fresh_admin_conn, game_id, 25)
+    # The broken game's sealed secret can no longer be decrypted (its key was dropped).
+    fresh_admin_conn.execute(
+        "UPDATE game_seeds SET ciphertext = %s WHERE game_id = %s",
+        (b"gAAAAAnot-a-token", uuid.UUID(broken)),
+    )
+    collected = collect_idle(world.c.games, world.c.unit_of_work, DAY)
+    assert collected == [uuid.UUID(fine)]
+    assert world.c.games.game(uuid.UUID(broken)).state.status == "in_progress"
+    reported = "SELECT count(*) FROM significant_events WHERE kind = %s AND game_id = %s"
+    assert _count(fresh_admin_conn, reported, "collection-failed", uuid.UUID(broken)) == 1
+    # The next run tries again, and does not report the same game again the same day.
+    assert collect_idle(world.c.games, world.c.unit_of_work, DAY) == []
+    assert _count(fresh_admin_conn, reported, "collection-failed", uuid.UUID(broken)) == 1
+
+
+def test_rotating_the_seed_key_re_encrypts_every_sealed_secret(
+    fresh_container: Container, fresh_admin_conn: psycopg.Connection[Any]
+) -> None:
+    world = World(fresh_container)
+    game_id = world.easy_game(world.player(balance=520)).state.game_id
+    old_key = fresh_container.settings.seed_keys[0]
+    new_key = Fernet.generate_key().decode()
+    rotated = SeedVault([new_key, old_key])
+    assert rotate_keys(rotated, world.c.unit_of_work) >= 1
+    row = fresh_admin_conn.execute(
+        "SELECT key_id, ciphertext FROM game_seeds WHERE game_id = %s", (uuid.UUID(game_id),)
+    ).fetchone()
+    assert row is not None
+    assert row[0] == rotated.key_id
+    # Readable with the new key alone: the old one may now be dropped.
+    assert SeedVault([new_key]).decrypt(bytes(row[1]))
+    assert rotate_keys(rotated, world.c.unit_of_work) == 0  # nothing left to re-encrypt
