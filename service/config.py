@@ -34,6 +34,14 @@ class Settings:
     db_role: str = "vegas_app"
     pool_min_size: int = 1
     pool_max_size: int = 10
+    #: How long a request waits for a connection before it is answered 503 (a database
+    #: outage fails fast rather than hanging every request).
+    pool_timeout_s: float = 5.0
+    #: The longest pause between reconnection attempts once the database is gone, so the
+    #: service is back within seconds of the database's return.
+    reconnect_max_delay_s: float = 2.0
+    #: How long a connect attempt may take before it counts as failed.
+    connect_timeout_s: int = 3
     lock_timeout_ms: int = 5_000
     idle_in_transaction_timeout_ms: int = 30_000
     statement_timeout_ms: int = 30_000
@@ -94,6 +102,9 @@ class Settings:
                 db_role=env.get("DB_ROLE", "vegas_app"),
                 pool_min_size=int(env.get("DB_POOL_MIN", "1")),
                 pool_max_size=int(env.get("DB_POOL_MAX", "10")),
+                pool_timeout_s=float(env.get("DB_POOL_TIMEOUT_SECONDS", "5")),
+                reconnect_max_delay_s=float(env.get("DB_RECONNECT_MAX_DELAY_SECONDS", "2")),
+                connect_timeout_s=int(env.get("DB_CONNECT_TIMEOUT_SECONDS", "3")),
                 lock_timeout_ms=int(env.get("DB_LOCK_TIMEOUT_MS", "5000")),
                 idle_in_transaction_timeout_ms=int(env.get("DB_IDLE_TX_TIMEOUT_MS", "30000")),
                 statement_timeout_ms=int(env.get("DB_STATEMENT_TIMEOUT_MS", "30000")),
