@@ -12,7 +12,7 @@ import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from psycopg.types.json import Jsonb
@@ -100,6 +100,44 @@ VALUES (%(audit_id)s, %(unit)s, %(seq)s, %(game_id)s, %(check)s, %(location)s, %
         %(found)s)
 ON CONFLICT (audit_id, unit, seq) DO NOTHING
 """
+# The units an audit planned.
+PLAN_SQL = """
+INSERT INTO audit_plan (audit_id, unit)
+SELECT %(audit_id)s, unit FROM unnest(%(units)s::text[]) AS u(unit)
+"""
+
+# Running audits with no progress for a while (a chunk lost with a crashed worker), and the
+# planned units of each not yet checked.
+STALLED_SQL = """
+SELECT a.audit_id, a.resent, array_agg(p.unit ORDER BY p.unit)
+  FROM audits a
+  JOIN audit_plan p USING (audit_id)
+ WHERE a.status = 'running'
+   AND greatest(a.created_at, (SELECT max(u.checked_at) FROM audit_units u
+                                WHERE u.audit_id = a.audit_id))
+       < statement_timestamp() - %(quiet)s
+   AND NOT EXISTS (SELECT 1 FROM audit_units u
+                    WHERE u.audit_id = a.audit_id AND u.unit = p.unit)
+ GROUP BY a.audit_id, a.resent
+"""
+
+# Finish every running audit whose units are all checked (a worker that checked the last one
+# may have died before finishing it).
+FINISH_CHECKED_SQL = """
+UPDATE audits a SET status = 'done', finished_at = statement_timestamp()
+ WHERE a.status = 'running'
+   AND (SELECT count(*) FROM audit_units u WHERE u.audit_id = a.audit_id) >= a.total
+"""
+
+# Count one re-send of an audit's lost work.
+RESENT_SQL = "UPDATE audits SET resent = resent + 1 WHERE audit_id = %(audit_id)s"
+
+# Give up on an audit, saying why.
+FAIL_SQL = """
+UPDATE audits SET status = 'failed', failure = %(failure)s, finished_at = statement_timestamp()
+ WHERE audit_id = %(audit_id)s AND status = 'running'
+"""
+
 # Finish the audit once every unit is checked (whichever chunk gets there last).
 FINISH_SQL = """
 UPDATE audits SET status = 'done', finished_at = statement_timestamp()
@@ -108,6 +146,7 @@ UPDATE audits SET status = 'done', finished_at = statement_timestamp()
 """
 AUDIT_SQL = """
 SELECT a.audit_id, a.scope, a.requested_by, a.status, a.total, a.created_at, a.finished_at,
+       a.failure,
        (SELECT count(*) FROM audit_units u WHERE u.audit_id = a.audit_id),
        (SELECT count(*) FROM audit_units u WHERE u.audit_id = a.audit_id AND NOT u.ok)
   FROM audits a WHERE a.audit_id = %(audit_id)s
@@ -171,6 +210,7 @@ class AuditStatus:
     created_at: datetime
     finished_at: datetime | None
     findings: tuple[AuditFinding, ...]
+    failure: str | None = None
 
 
 def plan(uow: UnitOfWork, scope: Scope) -> list[str]:
@@ -217,10 +257,45 @@ def start(uow: UnitOfWork, scope: Scope, requested_by: str) -> tuple[uuid.UUID, 
                 "total": len(units),
             },
         )
+        cur.execute(PLAN_SQL, {"audit_id": audit_id, "units": units})
         if not units:
             cur.execute(FINISH_SQL, {"audit_id": audit_id})
     uow.commit()
-    return audit_id, [units[i : i + CHUNK] for i in range(0, len(units), CHUNK)]
+    return audit_id, _chunks(units)
+
+
+def _chunks(units: Sequence[str]) -> list[list[str]]:
+    return [list(units[i : i + CHUNK]) for i in range(0, len(units), CHUNK)]
+
+
+#: An audit with no progress for this long has lost work (a worker crashed mid-chunk).
+STALLED_AFTER = timedelta(minutes=5)
+#: How many times lost work is sent again before the audit is marked failed.
+MAX_RESENDS = 3
+
+
+def resume(
+    uow: UnitOfWork, quiet: timedelta = STALLED_AFTER, max_resends: int = MAX_RESENDS
+) -> list[tuple[uuid.UUID, list[list[str]]]]:
+    """Running audits that have stalled: each one's unchecked units in chunks, to send again
+    (committed as one more re-send); an audit re-sent ``max_resends`` times already is marked
+    failed with the reason instead."""
+    again: list[tuple[uuid.UUID, list[list[str]]]] = []
+    with uow.conn.cursor() as cur:
+        cur.execute(FINISH_CHECKED_SQL)
+        cur.execute(STALLED_SQL, {"quiet": quiet})
+        for audit_id, resent, missing in cur.fetchall():
+            if resent >= max_resends:
+                failure = (
+                    f"{len(missing)} unit(s) never checked after {resent} re-sends, e.g. "
+                    f"{missing[0]}"
+                )
+                cur.execute(FAIL_SQL, {"audit_id": audit_id, "failure": failure})
+                continue
+            cur.execute(RESENT_SQL, {"audit_id": audit_id})
+            again.append((audit_id, _chunks(missing)))
+    uow.commit()
+    return again
 
 
 def _postings(uow: UnitOfWork, sql: str, params: dict[str, Any]) -> list[PostingRow]:
@@ -324,7 +399,17 @@ def status(
             return None
         cur.execute(FINDINGS_SQL, {"audit_id": audit_id, "limit": findings_limit})
         found = tuple(AuditFinding(*r) for r in cur.fetchall())
-    audit, scope, by, state, total, created, finished, checked, failed = row
+    audit, scope, by, state, total, created, finished, failure, checked, failed = row
     return AuditStatus(
-        audit, Scope.from_json(scope), by, state, total, checked, failed, created, finished, found
+        audit,
+        Scope.from_json(scope),
+        by,
+        state,
+        total,
+        checked,
+        failed,
+        created,
+        finished,
+        found,
+        failure,
     )

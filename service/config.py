@@ -60,6 +60,8 @@ class Settings:
     #: How often beat runs the idle collector and the finance projector, in seconds.
     idle_check_every: float = 60.0
     projector_every: float = 30.0
+    #: The longest any background task may run, in seconds (a stuck task is stopped).
+    task_time_limit_s: int = 1_800
     #: How often beat sweeps duels (fill times, seats' clocks, settlements), in seconds.
     duel_sweep_every: float = 5.0
     duel_paytables: Mapping[str, DuelPaytable] = field(default_factory=default_duel_paytables)
@@ -121,6 +123,7 @@ class Settings:
                 idle_check_every=float(env.get("IDLE_CHECK_EVERY_SECONDS", "60")),
                 projector_every=float(env.get("PROJECTOR_EVERY_SECONDS", "30")),
                 duel_sweep_every=float(env.get("DUEL_SWEEP_EVERY_SECONDS", "5")),
+                task_time_limit_s=int(env.get("TASK_TIME_LIMIT_SECONDS", "1800")),
                 duel_paytables=duel_paytables,
             )
         except ValueError as exc:

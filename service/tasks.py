@@ -85,6 +85,19 @@ def run_audit(audit_id: str, chunks: list[list[str]]) -> int:
     return len(chunks)
 
 
+@shared_task(name="vegas.resume_audits")
+def resume_audits() -> int:
+    """Send again the chunks of audits that stalled (a worker crashed with them); give up on
+    an audit that keeps losing work, with the reason (beat: every minute)."""
+    c = services()
+    with c.unit_of_work() as uow:
+        stalled = audit.resume(uow)
+    for audit_id, chunks in stalled:
+        for units in chunks:
+            c.send_task("vegas.audit_chunk", str(audit_id), units)
+    return len(stalled)
+
+
 @shared_task(name="vegas.audit_chunk")
 def audit_chunk(audit_id: str, units: list[str]) -> int:
     c = services()

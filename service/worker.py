@@ -61,6 +61,9 @@ def make_celery(settings: Settings) -> Celery:
         timezone="UTC",
         enable_utc=True,
         broker_connection_retry_on_startup=True,
+        # No task runs for ever: a stuck one is stopped and its work sent again by a sweeper.
+        task_soft_time_limit=settings.task_time_limit_s - 30,
+        task_time_limit=settings.task_time_limit_s,
         beat_schedule={
             "collect-idle-games": {
                 "task": "vegas.collect_idle_games",
@@ -73,6 +76,10 @@ def make_celery(settings: Settings) -> Celery:
             "sweep-duels": {
                 "task": "vegas.sweep_duels",
                 "schedule": timedelta(seconds=settings.duel_sweep_every),
+            },
+            "resume-audits": {
+                "task": "vegas.resume_audits",
+                "schedule": timedelta(seconds=60),
             },
             "reconcile-yesterday": {
                 "task": "vegas.reconcile_day",

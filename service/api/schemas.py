@@ -692,6 +692,9 @@ class AuditSchema(Schema):
     created_at = fields.DateTime(required=True)
     finished_at = fields.DateTime(required=True, allow_none=True)
     findings = fields.List(fields.Nested(AuditFindingSchema), required=True)
+    failure = fields.String(
+        allow_none=True, metadata={"description": "why a failed audit could not finish"}
+    )
 
 
 class SignificantQuerySchema(Strict):

@@ -4,6 +4,7 @@ tampering behind the database's back."""
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 from typing import Any
 
 import psycopg
@@ -145,3 +146,45 @@ def test_running_a_chunk_twice_records_it_once(fresh_container: Container) -> No
         found = audit.status(uow, audit_id)
     assert found is not None
     assert (found.checked, found.status) == (7, "done")
+
+
+def test_an_audit_whose_chunk_was_lost_is_resumed_and_finishes(container: Container) -> None:
+    world = World(container)
+    player = world.player(balance=5_000)
+    world.easy_game(player)
+    scope = audit.Scope("player", player_id=player.player_id)
+    with container.unit_of_work() as uow:
+        audit_id, chunks = audit.start(uow, scope, "test-auditor")
+    (units,) = chunks  # a game, the player's stream, the ledger: one chunk
+    # The chunk is lost (its worker was killed): nothing was checked. The sweeper, once the
+    # audit has been quiet long enough, sends exactly the unchecked units again.
+    with container.unit_of_work() as uow:
+        assert audit.resume(uow, quiet=timedelta(hours=1)) == []  # not quiet for long yet
+    with container.unit_of_work() as uow:
+        resumed = dict(audit.resume(uow, quiet=timedelta(0)))
+    assert resumed[audit_id] == [sorted(units)]
+    audit.check_chunk(container.unit_of_work, audit_id, resumed[audit_id][0], {})
+    with container.unit_of_work() as uow:
+        found = audit.status(uow, audit_id)
+    assert found is not None
+    assert (found.status, found.checked, found.total) == ("done", len(units), len(units))
+
+
+def test_an_audit_that_keeps_losing_work_fails_with_its_reason(container: Container) -> None:
+    world = World(container)
+    player = world.player(balance=5_000)
+    world.easy_game(player)
+    scope = audit.Scope("player", player_id=player.player_id)
+    with container.unit_of_work() as uow:
+        audit_id, _ = audit.start(uow, scope, "test-auditor")
+    for _ in range(3):  # re-sent three times, lost every time
+        with container.unit_of_work() as uow:
+            assert audit_id in dict(audit.resume(uow, quiet=timedelta(0)))
+    with container.unit_of_work() as uow:
+        assert audit_id not in dict(audit.resume(uow, quiet=timedelta(0)))
+        found = audit.status(uow, audit_id)
+    assert found is not None
+    assert found.status == "failed"
+    assert found.failure is not None
+    assert "never checked after 3 re-sends" in found.failure
+    assert found.finished_at is not None
