@@ -1,10 +1,11 @@
 -- depends: 0008.duels
 -- Sessions are revocable (by the player, by an operator, with the key that minted them), and
--- minting and revoking them are significant events for auditors; so is a game the idle
--- collector could not collect.
+-- minting and revoking them are significant events for auditors; so are a game the idle
+-- collector could not collect and every certification deal (a known seed or deck).
 ALTER TABLE significant_events DROP CONSTRAINT significant_events_kind_check;
 ALTER TABLE significant_events ADD CONSTRAINT significant_events_kind_check
-    CHECK (kind IN ('void', 'configuration', 'big-win', 'session', 'collection-failed'));
+    CHECK (kind IN ('void', 'configuration', 'big-win', 'session', 'collection-failed',
+                    'certification'));
 CREATE INDEX significant_events_by_game ON significant_events (game_id, kind, occurred_at)
     WHERE game_id IS NOT NULL;
 

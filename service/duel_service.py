@@ -162,6 +162,14 @@ class Duels:
                 uow.seeds.add(
                     duel_id, self._vault.key_id, self._vault.encrypt(dealt.secret), dealt.kind
                 )
+                if certification is not None:  # a known deal: on the auditors' log
+                    uow.significant.record(
+                        "certification",
+                        request.actor.id,
+                        {"duel_id": str(duel_id), "given": dealt.kind, "fee": fee},
+                        player_id=player_id,
+                        currency=table.currency,
+                    )
                 state, records = d.INITIAL, list[RecordedEvent]()
             else:
                 duel_id = found

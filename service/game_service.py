@@ -171,6 +171,16 @@ class Games:
             )
             self._post_money(uow, stream, 0, str(player_id), str(game_id), events)
             uow.seeds.add(game_id, self._vault.key_id, self._vault.encrypt(secret), kind)
+            if certification is not None:  # a known deal: auditors see every one of them
+                uow.significant.record(
+                    "certification",
+                    request.actor.id,
+                    {"variant": variant, "given": "deck" if kind == DECK else "seed"},
+                    game_id=game_id,
+                    player_id=player_id,
+                    amount=stake,
+                    currency=table.currency,
+                )
             loaded = self._after(None, g.fold(events), recorded)
             self._project(uow, loaded)
             uow.remember(request, {"game_id": str(game_id), "version": loaded.state.version})

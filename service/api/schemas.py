@@ -701,7 +701,14 @@ class SignificantQuerySchema(Strict):
     kind = fields.String(
         load_default=None,
         validate=validate.OneOf(
-            ("void", "configuration", "big-win", "session", "collection-failed")
+            (
+                "void",
+                "configuration",
+                "big-win",
+                "session",
+                "collection-failed",
+                "certification",
+            )
         ),
     )
     limit = fields.Integer(load_default=50, validate=validate.Range(1, 200))

@@ -477,7 +477,16 @@ def test_voids_and_big_wins_are_logged_as_significant_events(
     assert _win_and_collect(http, big)["payout"] == 130_000
 
     everything = _significant(http, "?limit=200")
-    logged = [i for i in everything["items"] if i["game_id"] in (first.id, second.id, big.id)]
+    mine = [i for i in everything["items"] if i["game_id"] in (first.id, second.id, big.id)]
+    # Every certification deal (a known seed or deck) is on the log too, by the operator.
+    dealt = [i for i in mine if i["kind"] == "certification"]
+    assert [(i["game_id"], i["actor"]) for i in dealt] == [
+        (big.id, staff_actors["operator"]),
+        (second.id, staff_actors["operator"]),
+    ]
+    assert dealt[0]["details"] == {"variant": "vegas-draw1", "given": "deck"}
+    assert (dealt[0]["amount"], dealt[0]["player_id"]) == (26_000, big.player.id)
+    logged = [i for i in mine if i["kind"] != "certification"]
     assert [(i["game_id"], i["kind"]) for i in logged] == [  # newest first
         (big.id, "big-win"),
         (second.id, "void"),
