@@ -151,7 +151,10 @@ def test_every_response_matches_the_document(case: Case, world: World) -> None:
         case.meta.is_negative_at(where)
         for where in (ParameterLocation.PATH, ParameterLocation.BODY)
     )
-    if aimed and not probe:
+    # Ending the shared player's sessions would leave every later case unauthorised: those
+    # routes are fuzzed against ids of nobody (their success is tested in test_sessions).
+    ends_sessions = case.operation.path.endswith(("/sessions/current", "/sessions/revoke"))
+    if aimed and not probe and not ends_sessions:
         _aim_at_real_things(case, world)
     case.call_and_validate(
         headers={"Authorization": f"Bearer {world.tokens[caller]}"},
