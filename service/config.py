@@ -78,8 +78,9 @@ class Settings:
         if environment == "production":
             if certification:
                 raise ConfigError("CERTIFICATION_MODE cannot be on when APP_ENV=production")
-            # No embedded database and no generated key in production: both must be given.
-            for required in ("DATABASE_URL", "SEED_ENCRYPTION_KEYS"):
+            # No embedded database, no generated key and no filesystem broker in production:
+            # each must be given.
+            for required in ("DATABASE_URL", "SEED_ENCRYPTION_KEYS", "CELERY_BROKER_URL"):
                 if not env.get(required):
                     raise ConfigError(f"{required} is required when APP_ENV=production")
         paytables = default_paytables()

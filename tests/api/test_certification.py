@@ -285,6 +285,7 @@ def test_production_refuses_certification_mode(flag: str) -> None:
         "CERTIFICATION_MODE": flag,
         "DATABASE_URL": "postgresql://vegas@db/vegas",
         "SEED_ENCRYPTION_KEYS": "a-key",
+        "CELERY_BROKER_URL": "redis://broker:6379/0",
     }
     with pytest.raises(ConfigError, match="CERTIFICATION_MODE"):
         Settings.from_env(env)
@@ -295,6 +296,7 @@ def test_production_runs_with_certification_mode_off() -> None:
         "APP_ENV": "production",
         "DATABASE_URL": "postgresql://vegas@db/vegas",
         "SEED_ENCRYPTION_KEYS": "a-key",
+        "CELERY_BROKER_URL": "redis://broker:6379/0",
     }
     for flag in (None, "0", "off", ""):
         chosen = env if flag is None else {**env, "CERTIFICATION_MODE": flag}
@@ -302,3 +304,16 @@ def test_production_runs_with_certification_mode_off() -> None:
         assert settings.is_production
         assert settings.certification_mode is False
     assert Settings.from_env({"CERTIFICATION_MODE": "1"}).certification_mode is True
+
+
+@pytest.mark.parametrize("missing", ["DATABASE_URL", "SEED_ENCRYPTION_KEYS", "CELERY_BROKER_URL"])
+def test_production_needs_a_database_a_seed_key_and_a_broker(missing: str) -> None:
+    env = {
+        "APP_ENV": "production",
+        "DATABASE_URL": "postgresql://vegas@db/vegas",
+        "SEED_ENCRYPTION_KEYS": "a-key",
+        "CELERY_BROKER_URL": "redis://broker:6379/0",
+    }
+    del env[missing]
+    with pytest.raises(ConfigError, match=missing):
+        Settings.from_env(env)
