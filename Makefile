@@ -2,6 +2,9 @@
 # environment from pyproject.toml on first use, so a fresh machine needs only Python 3.11+.
 
 PYTHON ?= python3
+# Anything but an explicit development or test setting is production (which needs a database,
+# a seed key and a broker configured): the make targets run locally unless told otherwise.
+export APP_ENV ?= development
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -39,7 +42,7 @@ run: migrate
 	@echo "  Vegas Solitaire API on http://$${HOST:-127.0.0.1}:$${PORT:-8000}  (docs: /v1/docs)"
 	@echo "  with a Celery worker and beat ($${CELERY_BROKER_URL:-no broker configured: kombu's filesystem transport in .data/celery})"
 	@echo "  First API key, in another terminal:"
-	@echo "    $(BIN)/flask --app service keys create --role operator --name my-operator"
+	@echo "    APP_ENV=development $(BIN)/flask --app service keys create --role operator --name my-operator"
 	@echo
 	$(BIN)/honcho --procfile service/Procfile --app-root . start --port $${PORT:-8000}
 

@@ -15,6 +15,10 @@ from service.paytable import Paytable, default_paytables, paytables_from_config
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
+#: The only settings that are not production; anything else, or nothing, is.
+NOT_PRODUCTION = ("development", "test")
+
+
 class ConfigError(Exception):
     """The configuration is unusable; the message says which setting and why."""
 
@@ -25,7 +29,8 @@ def _flag(value: str | None) -> bool:
 
 @dataclass(frozen=True)
 class Settings:
-    environment: str = "development"  # "production" refuses certification mode
+    #: "development" or "test"; anything else (an unset APP_ENV included) is production.
+    environment: str = "development"
     #: None: start the embedded PostgreSQL (pgserver) in data_dir.
     database_url: str | None = None
     data_dir: Path = PROJECT_ROOT / ".data"
@@ -68,21 +73,29 @@ class Settings:
 
     @property
     def is_production(self) -> bool:
-        return self.environment == "production"
+        """Production unless explicitly development or test: a forgotten setting fails
+        closed (no certification mode, no embedded database, no generated key)."""
+        return self.environment not in NOT_PRODUCTION
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
-        environment = env.get("APP_ENV", "development").strip() or "development"
+        environment = env.get("APP_ENV", "").strip() or "production"
         certification = _flag(env.get("CERTIFICATION_MODE"))
-        if environment == "production":
+        if environment not in NOT_PRODUCTION:
             if certification:
-                raise ConfigError("CERTIFICATION_MODE cannot be on when APP_ENV=production")
+                raise ConfigError(
+                    "CERTIFICATION_MODE cannot be on in production (APP_ENV is not development "
+                    "or test)"
+                )
             # No embedded database, no generated key and no filesystem broker in production:
             # each must be given.
             for required in ("DATABASE_URL", "SEED_ENCRYPTION_KEYS", "CELERY_BROKER_URL"):
                 if not env.get(required):
-                    raise ConfigError(f"{required} is required when APP_ENV=production")
+                    raise ConfigError(
+                        f"{required} is required in production (APP_ENV is not development or "
+                        "test; set APP_ENV=development to run locally)"
+                    )
         paytables = default_paytables()
         if env.get("PAYTABLES_FILE"):
             try:

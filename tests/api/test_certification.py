@@ -303,7 +303,17 @@ def test_production_runs_with_certification_mode_off() -> None:
         settings = Settings.from_env(chosen)
         assert settings.is_production
         assert settings.certification_mode is False
-    assert Settings.from_env({"CERTIFICATION_MODE": "1"}).certification_mode is True
+    development = {"APP_ENV": "development", "CERTIFICATION_MODE": "1"}
+    assert Settings.from_env(development).certification_mode is True
+
+
+@pytest.mark.parametrize("app_env", [None, "", "prod", "staging", "Production", "dev"])
+def test_anything_but_development_or_test_is_production(app_env: str | None) -> None:
+    env = {"CERTIFICATION_MODE": "1"} | ({} if app_env is None else {"APP_ENV": app_env})
+    with pytest.raises(ConfigError, match="production"):
+        Settings.from_env(env)
+    for local in ("development", "test"):
+        assert not Settings.from_env({**env, "APP_ENV": local}).is_production
 
 
 @pytest.mark.parametrize("missing", ["DATABASE_URL", "SEED_ENCRYPTION_KEYS", "CELERY_BROKER_URL"])

@@ -81,6 +81,7 @@ def gunicorn(database_url: str, settings: Settings, tmp_path_factory: Any) -> It
         "DATABASE_URL": database_url,
         "SEED_ENCRYPTION_KEYS": settings.seed_keys[0],
         "CERTIFICATION_MODE": "1",
+        "APP_ENV": "test",
         "DB_POOL_MAX": "4",
     }
     log_path = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"

@@ -44,7 +44,7 @@ def cli_app(monkeypatch: pytest.MonkeyPatch, database_url: str, settings: Settin
     """The app as ``flask --app service`` makes it, configured from the environment."""
     monkeypatch.setenv("DATABASE_URL", database_url)
     monkeypatch.setenv("SEED_ENCRYPTION_KEYS", settings.seed_keys[0])
-    monkeypatch.delenv("APP_ENV", raising=False)
+    monkeypatch.setenv("APP_ENV", "test")
     return create_app()
 
 

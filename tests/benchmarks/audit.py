@@ -331,6 +331,7 @@ def run() -> Iterator[str]:
             )
             env = {
                 **os.environ,
+                "APP_ENV": "development",
                 "DATABASE_URL": url,
                 "DATA_DIR": str(data_dir),
                 "SEED_ENCRYPTION_KEYS": key,

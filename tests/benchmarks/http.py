@@ -165,7 +165,12 @@ def run() -> Iterator[str]:
         operator = container.access.create_key("bench-operator", "operator")
         container.close()
         port = _free_port()
-        env = {**os.environ, "DATABASE_URL": url, "SEED_ENCRYPTION_KEYS": key}
+        env = {
+            **os.environ,
+            "APP_ENV": "development",
+            "DATABASE_URL": url,
+            "SEED_ENCRYPTION_KEYS": key,
+        }
         server = _start_gunicorn(env, port)
         base = f"http://127.0.0.1:{port}"
         try:

@@ -77,6 +77,7 @@ def test_the_rebuild_command_reports_no_differences(
 
     monkeypatch.setenv("DATABASE_URL", database_url)
     monkeypatch.setenv("SEED_ENCRYPTION_KEYS", settings.seed_keys[0])
+    monkeypatch.setenv("APP_ENV", "test")
     runner = CliRunner()
     app = create_app()
     result = runner.invoke(app.cli, ["projections", "rebuild", "--check"])
