@@ -11,7 +11,8 @@ from service.access import key_actor
 from service.app import create_app
 from service.wiring import Container
 from tests.api.client import Http
-from tests.api.factories import Calls
+from tests.api.factories import Calls, WalletFactory
+from tests.api.real_money import FUNDS, Session
 
 
 @pytest.fixture(scope="session")
@@ -47,3 +48,9 @@ def http(app: Flask, staff_keys: dict[str, str]) -> Iterator[Http]:
     Calls.http = helper
     yield helper
     Calls.http = None
+
+
+@pytest.fixture
+def session(http: Http) -> Session:
+    """A funded player's afternoon of certification games (tests.api.real_money)."""
+    return Session(http, WalletFactory.create(balance=FUNDS).player)

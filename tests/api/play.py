@@ -61,6 +61,14 @@ def refused(
     return problem
 
 
+def move(source: str, target: str, count: int | None = None) -> dict[str, Any]:
+    """The actions route's body for a move (``count`` only when given)."""
+    body: dict[str, Any] = {"action": "move", "from": source, "to": target}
+    if count is not None:
+        body["count"] = count
+    return body
+
+
 def legal(answer: dict[str, Any], action: str) -> list[dict[str, Any]]:
     """The legal moves of one action in a view."""
     return [m for m in answer["legal_moves"] if m["action"] == action]

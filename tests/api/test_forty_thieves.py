@@ -6,23 +6,13 @@ the same story, and every game replays and verifies with every check passing."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
-
 from tests import builders
-from tests.api.client import Http, assert_salted_commitment
-from tests.api.factories import WalletFactory
-from tests.api.play import legal, pile, refused, winnings
-from tests.api.test_golf_pyramid import FUNDS, Session, _check_books
+from tests.api.client import assert_salted_commitment
+from tests.api.play import legal, move, pile, refused, winnings
+from tests.api.real_money import Session, check_books
 
 RANKS = "A23456789TJQK"
 GAME = "forty-thieves"
-
-
-@pytest.fixture
-def session(http: Http) -> Session:
-    return Session(http, WalletFactory.create(balance=FUNDS).player)
 
 
 def deal_order(columns: dict[int, list[str]], stock: list[str]) -> list[str]:
@@ -44,13 +34,6 @@ def winning_deck() -> list[str]:
     the columns, the top row needed first, then the row under it, and so on."""
     columns = {c: [NEEDED[64 + 10 * (3 - row) + c] for row in range(4)] for c in range(10)}
     return deal_order(columns, NEEDED[:64])
-
-
-def move(source: str, target: str, count: int | None = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"action": "move", "from": source, "to": target}
-    if count is not None:
-        body["count"] = count
-    return body
 
 
 def test_three_forty_thieves_games_for_real_money(session: Session) -> None:
@@ -155,7 +138,7 @@ def test_three_forty_thieves_games_for_real_money(session: Session) -> None:
     done = session.collect(third, GAME, 208, units)
     assert done["server_seed"] == "55" * 32
 
-    _check_books(
+    check_books(
         session,
         [(first, GAME, 520, 104), (second, GAME, 1_040, 5), (third, GAME, 208, units)],
     )

@@ -8,29 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from service import shuffle
-from tests.api.client import Http, assert_salted_commitment
-from tests.api.factories import WalletFactory
-from tests.api.play import assert_none_of, legal, pile, refused, winnings
-from tests.api.test_golf_pyramid import FUNDS, Session, _check_books
+from tests.api.client import assert_salted_commitment
+from tests.api.play import assert_none_of, legal, move, pile, refused, winnings
+from tests.api.real_money import Session, check_books
 from tests.unit.games.test_la_nivernaise import NEEDED, deck_of, winning_deck
 
 GAME = "la-nivernaise"
 LINE = [f"line:{c}" for c in range(6)]
-
-
-@pytest.fixture
-def session(http: Http) -> Session:
-    return Session(http, WalletFactory.create(balance=FUNDS).player)
-
-
-def move(source: str, target: str, count: int | None = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"action": "move", "from": source, "to": target}
-    if count is not None:
-        body["count"] = count
-    return body
 
 
 def line_counts(view: dict[str, Any]) -> list[int]:
@@ -184,7 +169,7 @@ def test_four_la_nivernaise_games_for_real_money(session: Session) -> None:
     done = session.collect(fourth, GAME, 520, units)
     assert done["server_seed"] == "77" * 32
 
-    _check_books(
+    check_books(
         session,
         [
             (first, GAME, 520, 104),

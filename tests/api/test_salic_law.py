@@ -8,29 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from service import shuffle
-from tests.api.client import Http, assert_salted_commitment
-from tests.api.factories import WalletFactory
-from tests.api.play import legal, pile, refused, winnings
-from tests.api.test_golf_pyramid import FUNDS, Session, _check_books
+from tests.api.client import assert_salted_commitment
+from tests.api.play import legal, move, pile, refused, winnings
+from tests.api.real_money import Session, check_books
 from tests.unit.games.test_salic_law import spaces_deck, winning_deck
 
 GAME = "salic-law"
 TABLEAU = [f"tableau:{c}" for c in range(8)]
-
-
-@pytest.fixture
-def session(http: Http) -> Session:
-    return Session(http, WalletFactory.create(balance=FUNDS).player)
-
-
-def move(source: str, target: str, count: int | None = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"action": "move", "from": source, "to": target}
-    if count is not None:
-        body["count"] = count
-    return body
 
 
 def hand_order(deck: list[str]) -> list[str]:
@@ -160,7 +145,7 @@ def test_four_salic_law_games_for_real_money(session: Session) -> None:
     assert (view["stock_count"], view["units"], view["winnings"]) == (92, 0, 0)
     session.collect(fourth, GAME, 104, 0)
 
-    _check_books(
+    check_books(
         session,
         [
             (first, GAME, 520, 88),

@@ -9,21 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import pytest
-
 from service.games import GAMES
 from service.games.scorpion import SCORPION, SUPER_SCORPION, Scorpion
 from service.rules.cards import RANKS, Card
 from tests import builders
-from tests.api.client import Http, assert_salted_commitment
-from tests.api.factories import WalletFactory
+from tests.api.client import assert_salted_commitment
 from tests.api.play import assert_none_of, legal, pile, refused, winnings
-from tests.api.test_golf_pyramid import FUNDS, Session, _check_books
-
-
-@pytest.fixture
-def session(http: Http) -> Session:
-    return Session(http, WalletFactory.create(balance=FUNDS).player)
+from tests.api.real_money import Session, check_books
 
 
 def move(source: int, target: int, count: int) -> dict[str, Any]:
@@ -187,7 +179,7 @@ def test_four_scorpion_games_for_real_money(session: Session) -> None:
     third, view = session.deal("scorpion", 104, seed="44" * 32)
     session.collect(third, "scorpion", 104, 0)
 
-    _check_books(
+    check_books(
         session,
         [
             (first, "scorpion", 520, 52),
@@ -274,7 +266,7 @@ def test_three_super_scorpion_games_for_real_money(session: Session) -> None:
     assert third_units == units_seen(view) == 0
     session.collect(third, "super-scorpion", 104, third_units)
 
-    _check_books(
+    check_books(
         session,
         [
             (first, "super-scorpion", 1_040, 8),

@@ -9,23 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from service import shuffle
-from tests.api.client import Http, assert_salted_commitment
-from tests.api.factories import WalletFactory
-from tests.api.play import legal, pile, refused, winnings
-from tests.api.test_golf_pyramid import FUNDS, Session, _check_books
+from tests.api.client import assert_salted_commitment
+from tests.api.play import legal, move, pile, refused, winnings
+from tests.api.real_money import Session, check_books
 
 GAME = "three-shuffles"
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 FANS = [f"fan:{i}" for i in range(16)]
-
-
-@pytest.fixture
-def session(http: Http) -> Session:
-    return Session(http, WalletFactory.create(balance=FUNDS).player)
 
 
 def deck_of(fans: list[list[str]]) -> list[str]:
@@ -52,10 +44,6 @@ def deck_with_fans(known: dict[int, list[str]]) -> list[str]:
 
 def fans_of(view: dict[str, Any]) -> list[list[str]]:
     return [pile(view, f)["cards"] for f in FANS]
-
-
-def move(source: str, target: str) -> dict[str, Any]:
-    return {"action": "move", "from": source, "to": target}
 
 
 def test_three_shuffles_games_for_real_money(session: Session) -> None:
@@ -160,7 +148,7 @@ def test_three_shuffles_games_for_real_money(session: Session) -> None:
     done = session.collect(fourth, GAME, 520, seeded_units)
     assert done["server_seed"] == "ab" * 32
 
-    _check_books(
+    check_books(
         session,
         [
             (first, GAME, 520, 48),

@@ -6,26 +6,16 @@ verifies with every check passing."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
-
 from service.games.upside_down_pyramid import POSITIONS
 from tests import builders
-from tests.api.client import Http, assert_salted_commitment
-from tests.api.factories import WalletFactory
-from tests.api.play import legal, pile, refused, winnings
-from tests.api.test_golf_pyramid import FUNDS, Session, _check_books
+from tests.api.client import assert_salted_commitment
+from tests.api.play import legal, move, pile, refused, winnings
+from tests.api.real_money import Session, check_books
 
 RANKS = "A23456789TJQK"
 GAME = "upside-down-pyramid"
 HEIGHTS = (1, 3, 5, 7, 9, 10, 8, 6, 4, 2)
 TABLEAU_CARDS = 55
-
-
-@pytest.fixture
-def session(http: Http) -> Session:
-    return Session(http, WalletFactory.create(balance=FUNDS).player)
 
 
 def deal_order(columns: dict[int, list[str]], stock: list[str]) -> list[str]:
@@ -61,13 +51,6 @@ def winning_deck() -> list[str]:
     return deal_order(columns, stock)
 
 
-def move(source: str, target: str, count: int | None = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"action": "move", "from": source, "to": target}
-    if count is not None:
-        body["count"] = count
-    return body
-
-
 def test_the_deal_shows_ten_face_up_columns_and_a_face_down_stock(session: Session) -> None:
     deck = winning_deck()
     game, view = session.deal(GAME, 104, deck=deck)
@@ -88,7 +71,7 @@ def test_the_deal_shows_ten_face_up_columns_and_a_face_down_stock(session: Sessi
         f"foundation:{n}" for n in range(8)
     ]
     session.collect(game, GAME, 104, 0)
-    _check_books(session, [(game, GAME, 104, 0)])
+    check_books(session, [(game, GAME, 104, 0)])
 
 
 def test_three_upside_down_pyramid_games_for_real_money(session: Session) -> None:
@@ -186,7 +169,7 @@ def test_three_upside_down_pyramid_games_for_real_money(session: Session) -> Non
     done = session.collect(third, GAME, 208, units)
     assert done["server_seed"] == "55" * 32
 
-    _check_books(
+    check_books(
         session,
         [(first, GAME, 520, 104), (second, GAME, 1_040, 2), (third, GAME, 208, units)],
     )

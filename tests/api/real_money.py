@@ -1,0 +1,120 @@
+"""A player's afternoon of certification games for real money, over HTTP: the operator deals
+from a known deck or seed, the player plays and collects, and the wallet, the ledger and the
+betting history are checked to tell the same story. Shared by every game's end-to-end test."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from service.games import GAMES
+from tests.api.client import Http
+from tests.api.factories import Player
+from tests.api.play import played, winnings
+
+FUNDS = 20_800
+
+
+@dataclass
+class Session:
+    """A player's afternoon: the games they were dealt and what each paid."""
+
+    http: Http
+    player: Player
+    balance: int = FUNDS
+
+    def deal(self, variant: str, stake: int, **source: Any) -> tuple[str, dict[str, Any]]:
+        """The operator deals the player a certification game from a deck or a seed."""
+        body = {"variant": variant, "stake": stake, "player_id": self.player.id, **source}
+        dealt = self.http.post("/v1/games", self.http.operator_key, json=body)
+        assert dealt.status_code == 201, dealt.get_json()
+        view: dict[str, Any] = dealt.get_json()
+        assert (view["certification"], view["status"], view["variant"]) == (
+            True,
+            "in_progress",
+            variant,
+        )
+        assert (view["units"], view["winnings"], view["max_units"]) == (
+            0,
+            0,
+            GAMES[variant].max_units,
+        )
+        assert view["multiplier"] == GAMES[variant].multiplier
+        self.balance -= stake
+        self.check_wallet(open_game=view["id"], held=stake)
+        return str(view["id"]), view
+
+    def play(self, game_id: str, **body: Any) -> dict[str, Any]:
+        return played(self.http, self.player.token, game_id, body)
+
+    def collect(self, game_id: str, variant: str, stake: int, units: int) -> dict[str, Any]:
+        done = self.play(game_id, action="collect")
+        owed = winnings(variant, units, stake)
+        assert (done["status"], done["units"], done["foundation_count"]) == (
+            "collected",
+            units,
+            units,
+        )
+        assert (done["payout"], done["winnings"], done["refund"]) == (owed, owed, 0)
+        assert done["ended_at"] is not None
+        self.balance += owed
+        self.check_wallet(open_game=None, held=0)
+        return done
+
+    def check_wallet(self, *, open_game: str | None, held: int) -> None:
+        wallet = self.http.get(f"/v1/players/{self.player.id}/wallet", self.player.token)
+        assert wallet.status_code == 200
+        assert wallet.get_json() == {
+            "player_id": self.player.id,
+            "currency": "GBP",
+            "balance": self.balance,
+            "held": held,
+            "open_game_id": open_game,
+        }
+
+
+def check_books(session: Session, games: list[tuple[str, str, int, int]]) -> None:
+    """The ledger and the history, newest first: (game id, variant, stake, units) each."""
+    http, player = session.http, session.player
+    ledger = http.get(f"/v1/players/{player.id}/ledger?limit=100", player.token).get_json()
+    expected: list[tuple[str, int, str | None]] = []
+    for game_id, variant, stake, units in reversed(games):
+        owed = winnings(variant, units, stake)
+        if owed:
+            expected.append(("winnings", owed, f"game-{game_id}"))
+        expected.append(("stake", -stake, f"game-{game_id}"))
+    expected.append(("deposit", FUNDS, None))
+    lines = ledger["items"]
+    assert [
+        (line["kind"], line["amount"], line["cause_stream"] if line["kind"] != "deposit" else None)
+        for line in lines
+    ] == expected
+    assert lines[0]["balance_after"] == session.balance
+    for line, below in itertools.pairwise(lines):
+        assert line["balance_before"] == below["balance_after"]
+        assert line["balance_after"] == line["balance_before"] + line["amount"]
+
+    history = http.get(f"/v1/players/{player.id}/history", player.token).get_json()["items"]
+    assert [
+        (h["game_id"], h["variant"], h["status"], h["stake"], h["foundation_count"])
+        for h in history
+    ] == [
+        (game_id, variant, "collected", stake, units)
+        for game_id, variant, stake, units in reversed(games)
+    ]
+    for line, (_, variant, stake, units) in zip(history, reversed(games), strict=True):
+        owed = winnings(variant, units, stake)
+        assert (line["payout"], line["refund"], line["net"]) == (owed, 0, owed - stake)
+        assert (line["certification"], line["end_reason"]) == (True, "player")
+        rules = GAMES[variant]
+        assert (line["title"], line["units"], line["max_units"]) == (
+            rules.title,
+            units,
+            rules.max_units,
+        )
+
+    for game_id, *_ in games:
+        replay = http.get(f"/v1/games/{game_id}/replay", http.auditor_key).get_json()
+        assert replay["verification"]["verified"] is True, replay["verification"]["findings"]
+        assert set(replay["verification"]["checks"].values()) == {"pass"}
