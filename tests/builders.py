@@ -14,10 +14,12 @@ from events.catalog import GameEvent
 from events.records import RecordedEvent
 from service import game as g
 from service import ledger, shuffle
+from service.errors import RuleViolation
 from service.game import Game, GameInfo
 from service.games import VEGAS_DRAW1, game_named
 from service.games.klondike import COLUMNS
 from service.paytable import Paytable, default_paytables
+from service.rules.actions import MoveCards
 from service.rules.cards import CANONICAL_DECK, Card, canonical_deck, is_deck
 from service.rules.game import GameRules, Reveal
 from service.rules.table import Pile, Table, table
@@ -259,3 +261,19 @@ def deck_with(placed: Mapping[int, Card], decks: int = 1) -> tuple[Card, ...]:
     deck = tuple(placed[i] if i in placed else next(filler) for i in range(52 * decks))
     assert is_deck(deck, decks)
     return deck
+
+
+def accepted_moves(rules: GameRules, lay: Table, reveal: Reveal, most: int) -> set[MoveCards]:
+    """Every move of 1 to ``most`` cards between any two piles that the rules accept, found by
+    trying them all: what a game's listed legal moves must equal."""
+    found: set[MoveCards] = set()
+    for source in rules.layout.ids:
+        for target in rules.layout.ids:
+            for count in range(1, most + 1):
+                action = MoveCards(source, target, count)
+                try:
+                    rules.decide(lay, action, reveal)
+                except RuleViolation:
+                    continue
+                found.add(action)
+    return found

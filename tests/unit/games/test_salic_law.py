@@ -372,21 +372,6 @@ def test_refusals_never_name_a_face_down_card() -> None:
 # --- legal actions ------------------------------------------------------------------------------
 
 
-def accepted_moves(t: Table, reveal: Reveal) -> set[MoveCards]:
-    """Every move with a count that ``decide`` accepts, by trying them all."""
-    found: set[MoveCards] = set()
-    for source in LAYOUT.ids:
-        for target in LAYOUT.ids:
-            for count in range(1, 4):
-                action = move(source, target, count)
-                try:
-                    SL.decide(t, action, reveal)
-                except RuleViolation:
-                    continue
-                found.add(action)
-    return found
-
-
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_legal_moves_are_exactly_what_decide_accepts(seed: int) -> None:
     t, reveal = dealt(derive_deck(bytes([seed]) * 32, None, 2))
@@ -396,7 +381,7 @@ def test_legal_moves_are_exactly_what_decide_accepts(seed: int) -> None:
         assert len(set(listed)) == len(listed)
         assert (Draw() in legal) == bool(t.pile("hand").cards)
         if step % 5 == 0 or not t.pile("hand").cards:
-            assert set(listed) == accepted_moves(t, reveal)
+            assert set(listed) == builders.accepted_moves(SL, t, reveal, 3)
         for a in listed:  # an omitted count is the one card
             assert SL.decide(t, move(a.source, a.target), reveal) == [
                 CardMoved(a.source, a.target, (t.pile(a.source).up[-1],))
