@@ -18,7 +18,7 @@ from datetime import datetime
 from events.catalog import Collected, DuelEvent, DuelOpened, DuelSettled, GameEvent
 from events.codec import decode_duel, decode_game
 from events.records import ConcurrencyConflict, NewEvent, RecordedEvent
-from service import audit, errors, ledger, scoring, shuffle
+from service import audit, errors, ledger, scoring
 from service import duel as d
 from service import game as g
 from service.clock import Clock, instant, parse_instant, system_clock
@@ -29,7 +29,6 @@ from service.game_service import (
     CertificationDeal,
     Games,
     LoadedGame,
-    Secret,
     game_stream,
     new_deal,
 )
@@ -208,7 +207,7 @@ class Duels:
                 variant=opened.variant,
                 stake=opened.fee,
                 paytable=paytable_for(self._game_paytables, opened.currency),
-                deck=self._deck(secret),
+                deck=secret.dealt(None, KLONDIKE_DUEL.decks) or (),
                 shuffle_algorithm=opened.shuffle_algorithm,
                 seed_commitment=opened.seed_commitment,
                 certification=opened.certification,
@@ -519,14 +518,6 @@ class Duels:
         if seat is None:
             raise NotFound("duel", duel_id)
         return seat
-
-    @staticmethod
-    def _deck(secret: Secret) -> tuple[str, ...]:
-        """The duel's deck: given (certification), or derived from its seed."""
-        if secret.deck is not None:
-            return secret.deck
-        assert secret.seed_hex is not None
-        return shuffle.derive_deck(bytes.fromhex(secret.seed_hex), None, KLONDIKE_DUEL.decks)
 
     def _read(self, uow: UnitOfWork, duel_id: uuid.UUID) -> tuple[d.Duel, list[RecordedEvent]]:
         records = uow.events.read_stream(duel_stream(duel_id))

@@ -390,14 +390,7 @@ class Games:
         info = state.info
         assert info is not None
         secret = self.secret_in(uow, _secret_id(info))
-        if secret.deck is not None:
-            deck = secret.deck
-        elif secret.seed_hex is not None:
-            deck = shuffle.derive_deck(
-                bytes.fromhex(secret.seed_hex), info.client_seed, info.rules.decks
-            )
-        else:
-            deck = info.legacy_deck or ()
+        deck = secret.dealt(info.client_seed, info.rules.decks) or info.legacy_deck or ()
         hidden = g.hidden_cards(info.rules, deck)
         self._cache.keep_sealed(stream, hidden)
         return hidden
@@ -623,6 +616,15 @@ class Secret:
 
     seed_hex: str | None
     deck: tuple[Card, ...] | None
+
+    def dealt(self, client_seed: str | None, decks: int) -> tuple[Card, ...] | None:
+        """The deck this secret deals: the given one, or the one its seed derives (None for a
+        v1 deal, whose deck was recorded in clear)."""
+        if self.deck is not None:
+            return self.deck
+        if self.seed_hex is None:
+            return None
+        return shuffle.derive_deck(bytes.fromhex(self.seed_hex), client_seed, decks)
 
 
 NO_SECRET = Secret(None, None)
