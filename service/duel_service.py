@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from events.catalog import Collected, DuelEvent, DuelOpened, DuelSettled, GameEvent
-from events.codec import decode_duel, decode_game
+from events.catalog import Collected, DuelEvent, DuelOpened, DuelSettled
+from events.codec import decode_duel
 from events.records import ConcurrencyConflict, NewEvent, RecordedEvent
 from service import audit, errors, ledger, scoring
 from service import duel as d
@@ -29,6 +29,7 @@ from service.game_service import (
     CertificationDeal,
     Games,
     LoadedGame,
+    decode_records,
     game_stream,
     new_deal,
 )
@@ -280,7 +281,7 @@ class Duels:
         if not game.state.is_over or seat.result is not None:
             return []
         assert seat.game_id is not None
-        events = _decode_game(uow.events.read_stream(game_stream(seat.game_id)))
+        events = decode_records(uow.events.read_stream(game_stream(seat.game_id)))
         ending = events[-1]
         assert isinstance(ending, Collected)
         finished = d.FinishSeat(
@@ -509,7 +510,7 @@ class Duels:
         if seat.game_id is None:
             return loaded
         game = self._games.load_in(uow, uuid.UUID(seat.game_id))
-        events = _decode_game(uow.events.read_stream(game_stream(seat.game_id)))
+        events = decode_records(uow.events.read_stream(game_stream(seat.game_id)))
         return replace(loaded, own_game=game, own_points=scoring.points(events).total)
 
     @staticmethod
@@ -611,7 +612,3 @@ class Duels:
 
 def _decode_duel(records: Sequence[RecordedEvent]) -> list[DuelEvent]:
     return [decode_duel(r.type, r.schema_version, r.data) for r in records]
-
-
-def _decode_game(records: Sequence[RecordedEvent]) -> list[GameEvent]:
-    return [decode_game(r.type, r.schema_version, r.data) for r in records]

@@ -420,7 +420,7 @@ class Games:
             records = uow.events.read_stream(game_stream(game_id), to_version=to_version)
             if not records:
                 raise NotFound("game", game_id)
-            loaded = self._after(None, g.fold(_decode(records)), records)
+            loaded = self._after(None, g.fold(decode_records(records)), records)
             self._check_owner(loaded.state, game_id, actor)
             return loaded
 
@@ -475,7 +475,11 @@ class Games:
         if cached is None and not records:
             raise NotFound("game", game_id)
         base = cached.state if cached else g.INITIAL
-        loaded = self._after(cached, g.fold(_decode(records), base), records) if records else cached
+        loaded = (
+            self._after(cached, g.fold(decode_records(records), base), records)
+            if records
+            else cached
+        )
         assert loaded is not None
         self._check_owner(loaded.state, game_id, actor)
         if records:
@@ -492,7 +496,7 @@ class Games:
         game_id = uuid.UUID(str(stored["game_id"]))
         version = int(str(stored["version"]))
         records = uow.events.read_stream(game_stream(game_id), to_version=version)
-        return replace(self._after(None, g.fold(_decode(records)), records), replayed=True)
+        return replace(self._after(None, g.fold(decode_records(records)), records), replayed=True)
 
     # --- shared steps ---------------------------------------------------------------------------
 
@@ -605,7 +609,8 @@ def _secret_id(info: g.GameInfo) -> uuid.UUID:
     return uuid.UUID(info.duel_id or info.game_id)
 
 
-def _decode(records: Sequence[RecordedEvent]) -> list[GameEvent]:
+def decode_records(records: Sequence[RecordedEvent]) -> list[GameEvent]:
+    """A game stream's records as its events (upcast, validated)."""
     return [decode_game(r.type, r.schema_version, r.data) for r in records]
 
 
