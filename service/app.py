@@ -16,7 +16,7 @@ from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
 
 from service import cli
-from service.api import audits, duels, games, players, public, reports
+from service.api import audits, checkpoints, duels, games, players, public, reports
 from service.api.problems import (
     MEDIA_TYPE,
     Problem,
@@ -88,6 +88,7 @@ def create_app(
     api.register_blueprint(duels.blp)
     api.register_blueprint(duels.player_duels)
     api.register_blueprint(audits.blp)
+    api.register_blueprint(checkpoints.blp)
     api.register_blueprint(reports.blp)
     app.extensions["vegas_api"] = api
 

@@ -1,5 +1,6 @@
 """Whole-history audits: plan the units to check (every game stream in scope, every player
-stream, and the ledger as a whole), check them in chunks, and record findings.
+stream, the ledger as a whole, and the log as a whole against its signed checkpoints), check
+them in chunks, and record findings.
 
 Checking a unit writes its row in audit_units and its findings in one transaction, with
 ON CONFLICT DO NOTHING, so a chunk that Celery delivers twice changes nothing the second time.
@@ -34,6 +35,11 @@ log = logging.getLogger(__name__)
 
 CHUNK = 100
 LEDGER_UNIT = "ledger"
+#: The whole log against its signed checkpoints, with every ledger cause and read-model row.
+LOG_UNIT = "log"
+
+#: The check of the log unit (service.anchors.Anchors.findings, which holds the public keys).
+LogCheck = Callable[[UnitOfWork], list[Finding]]
 
 # Game streams in the log: all, those dealt in a date range, or one player's.
 ALL_GAMES_SQL = """
@@ -237,7 +243,7 @@ def plan(uow: UnitOfWork, scope: Scope) -> list[str]:
         if scope.kind == "all":
             cur.execute(PLAYER_STREAMS_SQL)
             units += [row[0] for row in cur.fetchall()]
-            units.append(LEDGER_UNIT)
+            units += [LEDGER_UNIT, LOG_UNIT]
         elif scope.kind == "player":
             units += [f"player-{scope.player_id}", LEDGER_UNIT]
     return units
@@ -309,8 +315,12 @@ def stream_postings(uow: UnitOfWork, stream: str) -> list[PostingRow]:
     return _postings(uow, POSTINGS_SQL, {"stream": stream})
 
 
-def check_unit(uow: UnitOfWork, unit: str, paytables: Mapping[str, Paytable]) -> list[Finding]:
+def check_unit(
+    uow: UnitOfWork, unit: str, paytables: Mapping[str, Paytable], log_check: LogCheck
+) -> list[Finding]:
     """The findings for one unit (reads only)."""
+    if unit == LOG_UNIT:
+        return log_check(uow)
     if unit == LEDGER_UNIT:
         with uow.conn.cursor() as cur:
             cur.execute(BALANCES_SQL)
@@ -352,12 +362,13 @@ def check_chunk(
     audit_id: uuid.UUID,
     units: Sequence[str],
     paytables: Mapping[str, Paytable],
+    log_check: LogCheck,
 ) -> int:
     """Check each unit and record it with its findings; returns how many were newly recorded."""
     recorded = 0
     for unit in units:
         with unit_of_work() as uow:
-            findings = check_unit(uow, unit, paytables)
+            findings = check_unit(uow, unit, paytables, log_check)
             with uow.conn.cursor() as cur:
                 cur.execute(UNIT_SQL, {"audit_id": audit_id, "unit": unit, "ok": not findings})
                 if cur.fetchone() is None:

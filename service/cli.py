@@ -1,6 +1,6 @@
 """Command-line tools, as Flask CLI groups: ``flask --app service db upgrade``,
-``flask --app service projections rebuild``, ``flask --app service keys create`` and
-``flask --app service audit run``."""
+``flask --app service projections rebuild``, ``flask --app service keys create``,
+``flask --app service audit run`` and ``flask --app service checkpoints create``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import time
 import uuid
 from collections import Counter
 from datetime import datetime
+from typing import TextIO
 
 import click
 from flask import Flask
@@ -32,6 +33,7 @@ def register(app: Flask) -> None:
     app.cli.add_command(keys_group)
     app.cli.add_command(seeds_group)
     app.cli.add_command(audit_group)
+    app.cli.add_command(checkpoints_group)
     app.cli.add_command(rtp_group)
 
 
@@ -138,6 +140,73 @@ def seeds_rotate() -> None:
     click.echo(f"re-encrypted {count} sealed secret(s) under key {container.vault.key_id}")
 
 
+@click.group("checkpoints", help="Signed checkpoints of the whole event log.")
+def checkpoints_group() -> None:
+    pass
+
+
+@checkpoints_group.command(
+    "create", help="Sign a checkpoint of the log now (beat signs one every minute)."
+)
+@click.option("--by", default="cli", show_default=True, help="Who asks, for the record.")
+def checkpoints_create(by: str) -> None:
+    container = build(migrate=False)
+    try:
+        stored, created = container.anchors.checkpoint(by)
+    finally:
+        container.close()
+    verb = "signed" if created else "nothing new since"
+    click.echo(f"{verb} checkpoint {stored.seq} at position {stored.position}")
+
+
+@checkpoints_group.command(
+    "export", help="Write a checkpoint (the latest by default) as the JSON file auditors keep."
+)
+@click.option("--seq", type=click.IntRange(1), help="Which checkpoint.")
+@click.option("--output", "-o", type=click.File("w"), default="-", help="File (default stdout).")
+def checkpoints_export(seq: int | None, output: TextIO) -> None:
+    container = build(migrate=False)
+    try:
+        if seq is None:
+            latest = container.anchors.page(before=None, limit=1)
+            if not latest:
+                raise click.ClickException("no checkpoint yet: run `checkpoints create`")
+            seq = latest[0].seq
+        document = container.anchors.exported(seq)
+    finally:
+        container.close()
+    output.write(json.dumps(document, indent=2) + "\n")
+
+
+@checkpoints_group.command(
+    "verify", help="Check exported checkpoint files against the live log; exit 1 on findings."
+)
+@click.argument("files", nargs=-1, required=True, type=click.File("r"))
+def checkpoints_verify(files: tuple[TextIO, ...]) -> None:
+    container = build(migrate=False)
+    failed = False
+    try:
+        for file in files:
+            try:
+                document = json.load(file)
+            except ValueError as exc:
+                raise click.ClickException(f"{file.name}: not JSON ({exc})") from exc
+            if not isinstance(document, dict):
+                raise click.ClickException(f"{file.name}: not an exported checkpoint")
+            checked = container.anchors.check_document(document)
+            seq = checked.checkpoint.seq if checked.checkpoint else "?"
+            click.echo(
+                f"{file.name}: checkpoint {seq}: {'verified' if checked.verified else 'FAILED'}"
+            )
+            for f in checked.findings:
+                click.echo(f"  {f.check} at {f.location}: expected {f.expected}; found {f.found}")
+            failed = failed or not checked.verified
+    finally:
+        container.close()
+    if failed:
+        raise SystemExit(1)
+
+
 @click.group("audit", help="Whole-history audits: every game replayed and re-verified.")
 def audit_group() -> None:
     pass
@@ -169,7 +238,11 @@ def audit_run(
             with click.progressbar(length=sum(map(len, chunks)), label="games checked") as bar:
                 for units in chunks:
                     audit.check_chunk(
-                        container.unit_of_work, audit_id, units, container.settings.paytables
+                        container.unit_of_work,
+                        audit_id,
+                        units,
+                        container.settings.paytables,
+                        container.anchors.findings,
                     )
                     bar.update(len(units))
         else:

@@ -27,6 +27,10 @@ def _flag(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
+def _path(value: str | None) -> Path | None:
+    return Path(value) if value else None
+
+
 @dataclass(frozen=True)
 class Settings:
     #: "development" or "test"; anything else (an unset APP_ENV included) is production.
@@ -53,6 +57,13 @@ class Settings:
     #: Fernet keys (urlsafe base64) for seeds at rest; the first encrypts, all decrypt.
     #: Empty: in embedded mode a key is generated into data_dir on first run.
     seed_keys: tuple[str, ...] = ()
+    #: The Ed25519 private key (PEM) that signs checkpoints of the event log, kept outside the
+    #: database. None: in development and test a key is generated into data_dir.
+    anchor_key_file: Path | None = None
+    #: Public keys (PEM bundle) of retired signing keys, so older checkpoints still verify.
+    anchor_retired_keys_file: Path | None = None
+    #: How often beat signs a checkpoint of the log, in seconds.
+    checkpoint_every: float = 60.0
     certification_mode: bool = False
     idle_collect_after: timedelta = timedelta(hours=24)
     paytables: Mapping[str, Paytable] = field(default_factory=default_paytables)
@@ -90,7 +101,12 @@ class Settings:
                 )
             # No embedded database, no generated key and no filesystem broker in production:
             # each must be given.
-            for required in ("DATABASE_URL", "SEED_ENCRYPTION_KEYS", "CELERY_BROKER_URL"):
+            for required in (
+                "DATABASE_URL",
+                "SEED_ENCRYPTION_KEYS",
+                "CELERY_BROKER_URL",
+                "ANCHOR_SIGNING_KEY_FILE",
+            ):
                 if not env.get(required):
                     raise ConfigError(
                         f"{required} is required in production (APP_ENV is not development or "
@@ -125,6 +141,9 @@ class Settings:
                 idle_in_transaction_timeout_ms=int(env.get("DB_IDLE_TX_TIMEOUT_MS", "30000")),
                 statement_timeout_ms=int(env.get("DB_STATEMENT_TIMEOUT_MS", "30000")),
                 seed_keys=tuple(k for k in env.get("SEED_ENCRYPTION_KEYS", "").split(",") if k),
+                anchor_key_file=_path(env.get("ANCHOR_SIGNING_KEY_FILE")),
+                anchor_retired_keys_file=_path(env.get("ANCHOR_RETIRED_PUBLIC_KEYS_FILE")),
+                checkpoint_every=float(env.get("CHECKPOINT_EVERY_SECONDS", "60")),
                 certification_mode=certification,
                 idle_collect_after=timedelta(
                     seconds=int(env.get("IDLE_COLLECT_AFTER_SECONDS", str(24 * 3600)))

@@ -101,7 +101,17 @@ def resume_audits() -> int:
 @shared_task(name="vegas.audit_chunk")
 def audit_chunk(audit_id: str, units: list[str]) -> int:
     c = services()
-    return audit.check_chunk(c.unit_of_work, uuid.UUID(audit_id), units, c.settings.paytables)
+    return audit.check_chunk(
+        c.unit_of_work, uuid.UUID(audit_id), units, c.settings.paytables, c.anchors.findings
+    )
+
+
+@shared_task(name="vegas.checkpoint_log")
+def checkpoint_log() -> int:
+    """Sign a checkpoint of the event log, if anything was appended since the last one
+    (beat: every minute); the checkpoint's number."""
+    stored, _ = services().anchors.checkpoint("beat")
+    return stored.seq
 
 
 @shared_task(name="vegas.rtp_chunk")

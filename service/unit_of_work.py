@@ -12,6 +12,7 @@ from psycopg_pool import ConnectionPool
 from events.postgres import LOCK_SQL, PostgresEventStore
 from service.context import RequestContext
 from service.storage.access import AccessStore
+from service.storage.checkpoints import CheckpointStore
 from service.storage.duels import DuelStore
 from service.storage.idempotency import IdempotencyStore
 from service.storage.ledger import LedgerStore
@@ -30,6 +31,7 @@ class UnitOfWork:
     access: AccessStore
     significant: SignificantStore
     duels: DuelStore
+    checkpoints: CheckpointStore
 
     def __init__(self, pool: ConnectionPool) -> None:
         self._pool = pool
@@ -47,6 +49,7 @@ class UnitOfWork:
         self.access = AccessStore(self.conn)
         self.significant = SignificantStore(self.conn)
         self.duels = DuelStore(self.conn)
+        self.checkpoints = CheckpointStore(self.conn)
         return self
 
     def lock_for_write(self) -> None:

@@ -12,6 +12,7 @@ from psycopg_pool import ConnectionPool
 
 from service import db
 from service.access import Access
+from service.anchors import Anchors, load_keys
 from service.audits import Audits
 from service.clock import system_clock
 from service.config import Settings
@@ -36,6 +37,7 @@ class Container:
     access: Access
     audits: Audits
     reports: Reports
+    anchors: Anchors
     celery: Celery
 
     def unit_of_work(self) -> UnitOfWork:
@@ -57,6 +59,7 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
     pool = db.create_pool(url, settings)
     keys = settings.seed_keys or (embedded_key(settings.data_dir),)
     vault = SeedVault(keys)
+    signer, anchor_keys = load_keys(settings)
 
     def unit_of_work() -> UnitOfWork:
         return UnitOfWork(pool)
@@ -66,6 +69,7 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
     def send_task(name: str, *args: Any) -> AsyncResult:
         return celery.send_task(name, args=args, queue=settings.celery_queue)
 
+    anchors = Anchors(unit_of_work, signer, anchor_keys)
     games = Games(
         unit_of_work,
         dict(settings.paytables),
@@ -94,5 +98,6 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
         access=Access(unit_of_work),
         audits=Audits(unit_of_work, settings.paytables, send_task),
         reports=Reports(unit_of_work, settings.paytables),
+        anchors=anchors,
         celery=celery,
     )

@@ -77,6 +77,10 @@ def make_celery(settings: Settings) -> Celery:
                 "task": "vegas.sweep_duels",
                 "schedule": timedelta(seconds=settings.duel_sweep_every),
             },
+            "checkpoint-log": {
+                "task": "vegas.checkpoint_log",
+                "schedule": timedelta(seconds=settings.checkpoint_every),
+            },
             "resume-audits": {
                 "task": "vegas.resume_audits",
                 "schedule": timedelta(seconds=60),

@@ -54,6 +54,8 @@ def worker_environment(settings: Settings, **extra: str) -> dict[str, str]:
         "BIG_WIN_THRESHOLD": str(settings.big_win_threshold),
         **extra,
     }
+    if settings.anchor_key_file is not None:
+        env["ANCHOR_SIGNING_KEY_FILE"] = str(settings.anchor_key_file)
     if settings.celery_broker_url:
         env["CELERY_BROKER_URL"] = settings.celery_broker_url
     else:

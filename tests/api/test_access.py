@@ -208,6 +208,28 @@ def an_audit(world: World, role: Role) -> Call:
     return Call(f"/v1/audits/{started.get_json()['id']}")
 
 
+def a_checkpoint(world: World) -> dict[str, Any]:
+    """A checkpoint signed just now (the world's own game is in it), as exported."""
+    made = world.http.post("/v1/checkpoints", world.http.auditor_key)
+    assert made.status_code in (200, 201), made.get_json()
+    exported = world.http.get(f"/v1/checkpoints/{made.get_json()['seq']}", world.http.auditor_key)
+    assert exported.status_code == 200, exported.get_json()
+    document: dict[str, Any] = exported.get_json()
+    return document
+
+
+def exported_checkpoint(world: World, role: Role) -> Call:
+    return Call(f"/v1/checkpoints/{a_checkpoint(world)['checkpoint']['seq']}")
+
+
+def checkpoint_to_verify(world: World, role: Role) -> Call:
+    return Call("/v1/checkpoints/verify", a_checkpoint(world))
+
+
+def is_verified(world: World, body: Any) -> None:
+    assert body["verified"] is True, body["findings"]
+
+
 def is_replay(world: World, body: Any) -> None:
     assert body["label"] == "replay"
     assert body["game_id"] == world.game_id
@@ -424,6 +446,25 @@ ROUTES: tuple[Route, ...] = (
         "/v1/significant-events",
         at("/v1/significant-events"),
         staff_only(OK, "auditor"),
+    ),
+    # anchored history
+    Route(
+        "POST", "/v1/checkpoints", at("/v1/checkpoints"), staff_only(CREATED, "operator", "auditor")
+    ),
+    Route("GET", "/v1/checkpoints", at("/v1/checkpoints"), staff_only(OK, "operator", "auditor")),
+    Route(
+        "GET",
+        "/v1/checkpoints/<int:seq>",
+        exported_checkpoint,
+        staff_only(OK, "operator", "auditor"),
+    ),
+    Route("GET", "/v1/checkpoints/keys", at("/v1/checkpoints/keys"), anyone()),
+    Route(
+        "POST",
+        "/v1/checkpoints/verify",
+        checkpoint_to_verify,
+        staff_only(OK, "operator", "auditor"),
+        check=is_verified,
     ),
     # duels
     Route(

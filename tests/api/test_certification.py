@@ -286,6 +286,7 @@ def test_production_refuses_certification_mode(flag: str) -> None:
         "DATABASE_URL": "postgresql://vegas@db/vegas",
         "SEED_ENCRYPTION_KEYS": "a-key",
         "CELERY_BROKER_URL": "redis://broker:6379/0",
+        "ANCHOR_SIGNING_KEY_FILE": "/etc/vegas/anchor-signing-key.pem",
     }
     with pytest.raises(ConfigError, match="CERTIFICATION_MODE"):
         Settings.from_env(env)
@@ -297,6 +298,7 @@ def test_production_runs_with_certification_mode_off() -> None:
         "DATABASE_URL": "postgresql://vegas@db/vegas",
         "SEED_ENCRYPTION_KEYS": "a-key",
         "CELERY_BROKER_URL": "redis://broker:6379/0",
+        "ANCHOR_SIGNING_KEY_FILE": "/etc/vegas/anchor-signing-key.pem",
     }
     for flag in (None, "0", "off", ""):
         chosen = env if flag is None else {**env, "CERTIFICATION_MODE": flag}
@@ -316,13 +318,17 @@ def test_anything_but_development_or_test_is_production(app_env: str | None) -> 
         assert not Settings.from_env({**env, "APP_ENV": local}).is_production
 
 
-@pytest.mark.parametrize("missing", ["DATABASE_URL", "SEED_ENCRYPTION_KEYS", "CELERY_BROKER_URL"])
-def test_production_needs_a_database_a_seed_key_and_a_broker(missing: str) -> None:
+@pytest.mark.parametrize(
+    "missing",
+    ["DATABASE_URL", "SEED_ENCRYPTION_KEYS", "CELERY_BROKER_URL", "ANCHOR_SIGNING_KEY_FILE"],
+)
+def test_production_needs_a_database_a_seed_key_a_broker_and_a_signing_key(missing: str) -> None:
     env = {
         "APP_ENV": "production",
         "DATABASE_URL": "postgresql://vegas@db/vegas",
         "SEED_ENCRYPTION_KEYS": "a-key",
         "CELERY_BROKER_URL": "redis://broker:6379/0",
+        "ANCHOR_SIGNING_KEY_FILE": "/etc/vegas/anchor-signing-key.pem",
     }
     del env[missing]
     with pytest.raises(ConfigError, match=missing):

@@ -160,7 +160,8 @@ def test_audits_check_duels_with_every_seat(
         everything = audit.plan(uow, audit.Scope("all"))
         assert unit in mine
         assert unit in everything
-        assert audit.check_unit(uow, unit, container.settings.paytables) == []
+        paytables = container.settings.paytables
+        assert audit.check_unit(uow, unit, paytables, container.anchors.findings) == []
 
 
 def test_a_big_duel_prize_is_a_significant_event(

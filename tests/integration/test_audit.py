@@ -19,7 +19,13 @@ def _run(container: Container, scope: audit.Scope) -> audit.AuditStatus:
     with container.unit_of_work() as uow:
         audit_id, chunks = audit.start(uow, scope, "test-auditor")
     for units in chunks:
-        audit.check_chunk(container.unit_of_work, audit_id, units, container.settings.paytables)
+        audit.check_chunk(
+            container.unit_of_work,
+            audit_id,
+            units,
+            container.settings.paytables,
+            container.anchors.findings,
+        )
     with container.unit_of_work() as uow:
         found = audit.status(uow, audit_id)
     assert found is not None
@@ -54,7 +60,7 @@ def test_an_audit_of_a_clean_history_finds_nothing(fresh_container: Container) -
     _history(World(fresh_container))
     result = _run(fresh_container, audit.Scope("all"))
     assert result.status == "done"
-    assert result.total == result.checked == 4 + 2 + 1  # games, player streams, the ledger
+    assert result.total == result.checked == 4 + 2 + 1 + 1  # games, players, ledger, log
     assert result.failed_units == 0
     assert result.findings == ()
     assert result.finished_at is not None
@@ -139,13 +145,18 @@ def test_running_a_chunk_twice_records_it_once(fresh_container: Container) -> No
     with fresh_container.unit_of_work() as uow:
         audit_id, chunks = audit.start(uow, audit.Scope("all"), "test")
     paytables = fresh_container.settings.paytables
-    first = audit.check_chunk(fresh_container.unit_of_work, audit_id, chunks[0], paytables)
-    again = audit.check_chunk(fresh_container.unit_of_work, audit_id, chunks[0], paytables)
-    assert (first, again) == (7, 0)
+    log_check = fresh_container.anchors.findings
+    first = audit.check_chunk(
+        fresh_container.unit_of_work, audit_id, chunks[0], paytables, log_check
+    )
+    again = audit.check_chunk(
+        fresh_container.unit_of_work, audit_id, chunks[0], paytables, log_check
+    )
+    assert (first, again) == (8, 0)
     with fresh_container.unit_of_work() as uow:
         found = audit.status(uow, audit_id)
     assert found is not None
-    assert (found.checked, found.status) == (7, "done")
+    assert (found.checked, found.status) == (8, "done")
 
 
 def test_an_audit_whose_chunk_was_lost_is_resumed_and_finishes(container: Container) -> None:
@@ -163,7 +174,9 @@ def test_an_audit_whose_chunk_was_lost_is_resumed_and_finishes(container: Contai
     with container.unit_of_work() as uow:
         resumed = dict(audit.resume(uow, quiet=timedelta(0)))
     assert resumed[audit_id] == [sorted(units)]
-    audit.check_chunk(container.unit_of_work, audit_id, resumed[audit_id][0], {})
+    audit.check_chunk(
+        container.unit_of_work, audit_id, resumed[audit_id][0], {}, container.anchors.findings
+    )
     with container.unit_of_work() as uow:
         found = audit.status(uow, audit_id)
     assert found is not None
