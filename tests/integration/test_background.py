@@ -104,7 +104,7 @@ def _recorded_twice(admin: psycopg.Connection[Any], audit_id: uuid.UUID) -> bool
     return int(row[0]) > 0
 
 
-def test_beat_collects_idle_games_and_keeps_the_daily_totals(
+def test_beat_collects_idle_games_keeps_the_daily_totals_and_signs_checkpoints(
     fresh_container: Container, fresh_admin_conn: psycopg.Connection[Any]
 ) -> None:
     """Beat and a worker, as `make run` starts them, with an idle time of 2 seconds."""
@@ -114,6 +114,7 @@ def test_beat_collects_idle_games_and_keeps_the_daily_totals(
         "IDLE_COLLECT_AFTER_SECONDS": "2",
         "IDLE_CHECK_EVERY_SECONDS": "1",
         "PROJECTOR_EVERY_SECONDS": "1",
+        "CHECKPOINT_EVERY_SECONDS": "1",
     }
     with celery_processes(fresh_container.settings, beat=True, **schedule):
 
@@ -129,6 +130,18 @@ def test_beat_collects_idle_games_and_keeps_the_daily_totals(
             return row is not None and int(row[0]) == 1
 
         assert wait_for(projected, timeout=60), logs(fresh_container.settings)
+
+        def anchored() -> bool:
+            """A checkpoint signed by beat covers the whole log, the collection included."""
+            row = fresh_admin_conn.execute(
+                "SELECT (SELECT max(position) FROM log_checkpoints WHERE requested_by = 'beat')"
+                " >= (SELECT max(position) FROM events)"
+            ).fetchone()
+            return row is not None and row[0] is True
+
+        assert wait_for(anchored, timeout=60), logs(fresh_container.settings)
+    with fresh_container.unit_of_work() as uow:
+        assert fresh_container.anchors.findings(uow) == []
     state = fresh_container.games.game(game_id).state
     assert (state.end_reason, state.payout) == ("timeout", 100)
     assert world.balance(player) == 100
