@@ -8,6 +8,7 @@ import json
 import time
 import uuid
 from collections import Counter
+from collections.abc import Mapping
 from datetime import datetime
 from typing import TextIO
 
@@ -23,6 +24,7 @@ from service.games import STANDALONE, game_named
 from service.rebuild import rebuild
 from service.rtp import simulate
 from service.rtp.bots import bot_for
+from service.rtp.fanout import LostWork, Pending, gather
 from service.seeds import rotate_keys
 from service.wiring import build
 
@@ -342,15 +344,20 @@ def rtp_simulate(
                 bar.update(size)
         else:
             container = build(migrate=False)
+
+            def send(start: int) -> Pending:
+                size = min(chunk, count - start)
+                sent: Pending = container.send_task("vegas.rtp_chunk", game_id, start, size)
+                return sent
+
+            def done(start: int, part: Mapping[str, int]) -> None:
+                histogram.update({int(u): n for u, n in part.items()})
+                bar.update(min(chunk, count - start))
+
             try:
-                pending = [
-                    (container.send_task("vegas.rtp_chunk", game_id, s, min(chunk, count - s)), s)
-                    for s in starts
-                ]
-                for result, s in pending:
-                    part = result.get(timeout=3600)
-                    histogram.update({int(u): n for u, n in part.items()})
-                    bar.update(min(chunk, count - s))
+                gather(send, starts, on_done=done)
+            except LostWork as exc:
+                raise click.ClickException(str(exc)) from exc
             finally:
                 container.close()
     if save:

@@ -75,3 +75,16 @@ def test_the_command_refuses_a_backwards_range(container: Container) -> None:
     )
     assert result.exit_code == 2
     assert "--to is before --from" in result.output
+
+
+def test_the_rtp_lab_runs_on_the_workers(container: Container, worker: Settings) -> None:
+    result = (
+        _cli(container)
+        .test_cli_runner()
+        .invoke(
+            args=["rtp", "simulate", "--game", "golf", "--games", "12", "--chunk", "5"],
+            env=worker_environment(worker),
+        )
+    )
+    assert result.exit_code == 0, result.output
+    assert "deals       12" in result.output
