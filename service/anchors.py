@@ -11,7 +11,6 @@ one, a key is generated into the data folder on first use. Retired keys' public 
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -35,6 +34,7 @@ from events.anchor import (
 from events.chain import timestamp_text
 from service.config import Settings
 from service.errors import NotFound
+from service.key_files import generated_once
 from service.log_verification import (
     cause_findings,
     projection_findings,
@@ -51,19 +51,8 @@ KEY_FILE = "anchor-signing-key.pem"
 
 
 def embedded_signing_key(data_dir: Path) -> bytes:
-    """The development key kept in the data folder, generated (owner-only) if missing."""
-    path = data_dir / KEY_FILE
-    if not path.exists():
-        data_dir.mkdir(parents=True, exist_ok=True)
-        # O_EXCL: if two processes race, one writes and the other reads what it wrote.
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            pass
-        else:
-            with os.fdopen(fd, "wb") as out:
-                out.write(new_private_pem())
-    return path.read_bytes()
+    """The development key kept in the data folder, generated if missing."""
+    return generated_once(data_dir / KEY_FILE, new_private_pem)
 
 
 def load_keys(settings: Settings) -> tuple[Signer, dict[str, Ed25519PublicKey]]:

@@ -7,12 +7,12 @@ first run and reused after."""
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
+from service.key_files import generated_once
 from service.unit_of_work import UnitOfWork
 
 KEY_FILE = "seed-encryption.key"
@@ -44,20 +44,8 @@ class SeedVault:
 
 
 def embedded_key(data_dir: Path) -> str:
-    """The key kept in the data folder, generated (readable by this user only) if missing."""
-    path = data_dir / KEY_FILE
-    if not path.exists():
-        data_dir.mkdir(parents=True, exist_ok=True)
-        key = Fernet.generate_key()
-        # O_EXCL: if two processes race, one writes and the other reads what it wrote.
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            pass
-        else:
-            with os.fdopen(fd, "wb") as out:
-                out.write(key)
-    return path.read_text().strip()
+    """The key kept in the data folder, generated if missing."""
+    return generated_once(data_dir / KEY_FILE, Fernet.generate_key).decode().strip()
 
 
 def rotate_keys(vault: SeedVault, unit_of_work: Callable[[], UnitOfWork], batch: int = 500) -> int:
