@@ -18,7 +18,7 @@ from flask import Flask
 from service import audit, db
 from service.access import STAFF_ROLES
 from service.audits import Audits
-from service.config import Settings
+from service.config import ConfigError, Settings
 from service.context import Actor
 from service.games import STANDALONE, game_named
 from service.rebuild import rebuild
@@ -45,11 +45,15 @@ def db_group() -> None:
 
 
 @db_group.command(
-    "upgrade", help="Apply pending migrations (starts the embedded server if no DATABASE_URL)."
+    "upgrade",
+    help="Apply pending migrations as the owner (MIGRATION_DATABASE_URL, else DATABASE_URL; "
+    "with neither, the embedded server, which sets up the owner and service logins).",
 )
 def db_upgrade() -> None:
-    url = db.database_url(Settings.from_env())
-    applied = db.migrate(url)
+    try:
+        applied = db.migrate(db.database_urls(Settings.from_env()).migration)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
     click.echo(f"applied: {', '.join(applied)}" if applied else "nothing to apply: up to date")
 
 
@@ -61,7 +65,7 @@ def projections_group() -> None:
 @projections_group.command("rebuild", help="Recompute projections from the event log.")
 @click.option("--check", is_flag=True, help="Only report differences; change nothing.")
 def projections_rebuild(check: bool) -> None:
-    container = build()
+    container = build(migrate=False)  # migrating is the owner's job (db upgrade)
     try:
         with container.unit_of_work() as uow:
             report = rebuild(uow, apply=not check)

@@ -35,11 +35,15 @@ def _path(value: str | None) -> Path | None:
 class Settings:
     #: "development" or "test"; anything else (an unset APP_ENV included) is production.
     environment: str = "development"
-    #: None: start the embedded PostgreSQL (pgserver) in data_dir.
+    #: What the service connects as: a login role that is a member of vegas_app and nothing
+    #: more. None: start the embedded PostgreSQL (pgserver) in data_dir, which sets up both roles.
     database_url: str | None = None
+    #: What migrations connect as: the owner of the tables. None: database_url (so an existing
+    #: set-up still migrates; in production the service then refuses to start as the owner).
+    migration_database_url: str | None = None
     data_dir: Path = PROJECT_ROOT / ".data"
-    #: The role every pooled connection switches to (SET ROLE): it may only read and append
-    #: the event and ledger tables. Empty to connect as the login role as it is.
+    #: The group role every pooled connection switches to (SET ROLE): it may only read and
+    #: append the history tables. Empty to work with the login role's own (inherited) grants.
     db_role: str = "vegas_app"
     pool_min_size: int = 1
     pool_max_size: int = 10
@@ -112,6 +116,11 @@ class Settings:
                         f"{required} is required in production (APP_ENV is not development or "
                         "test; set APP_ENV=development to run locally)"
                     )
+        if env.get("MIGRATION_DATABASE_URL") and not env.get("DATABASE_URL"):
+            raise ConfigError(
+                "MIGRATION_DATABASE_URL needs DATABASE_URL (the service's own login); with "
+                "neither, the embedded database sets up both roles"
+            )
         paytables = default_paytables()
         if env.get("PAYTABLES_FILE"):
             try:
@@ -130,6 +139,7 @@ class Settings:
             return cls(
                 environment=environment,
                 database_url=env.get("DATABASE_URL") or None,
+                migration_database_url=env.get("MIGRATION_DATABASE_URL") or None,
                 data_dir=Path(env.get("DATA_DIR") or PROJECT_ROOT / ".data"),
                 db_role=env.get("DB_ROLE", "vegas_app"),
                 pool_min_size=int(env.get("DB_POOL_MIN", "1")),

@@ -32,6 +32,7 @@ from service.game_service import (
     decode_records,
     game_stream,
     new_deal,
+    played_for,
 )
 from service.games import KLONDIKE_DUEL
 from service.paytable import Paytable, paytable_for
@@ -135,7 +136,9 @@ class Duels:
             player = uow.projections.player(player_id)
             if player is None:
                 raise NotFound("player", player_id)
-            table = self.paytable(player.currency)
+            real = self.paytable(player.currency)
+            # A certification duel is played for the sandbox: the same fees, in its currency.
+            table = replace(real, currency=ledger.game_currency(real.currency, certify))
             table.check(fee, seats)
             now = self.clock()
             found = None
@@ -207,7 +210,7 @@ class Duels:
                 player_id=str(player_id),
                 variant=opened.variant,
                 stake=opened.fee,
-                paytable=paytable_for(self._game_paytables, opened.currency),
+                paytable=self._seat_paytable(uow, opened, player_id),
                 deck=secret.dealt(None, KLONDIKE_DUEL.decks) or (),
                 shuffle_algorithm=opened.shuffle_algorithm,
                 seed_commitment=opened.seed_commitment,
@@ -504,6 +507,17 @@ class Duels:
             )
             or state.all_finished
         )
+
+    def _seat_paytable(self, uow: UnitOfWork, opened: DuelOpened, player_id: uuid.UUID) -> Paytable:
+        """A seat's game is played for its duel's money: the game paytable of the duel's
+        currency, or of a sandbox duel (no table is configured in the sandbox currency) the
+        player's own, in the duel's currency."""
+        if not ledger.is_sandbox(opened.currency):
+            return paytable_for(self._game_paytables, opened.currency)
+        player = uow.projections.player(player_id)
+        if player is None:
+            raise NotFound("player", player_id)
+        return played_for(paytable_for(self._game_paytables, player.currency), True)
 
     def _with_own(self, uow: UnitOfWork, loaded: LoadedDuel, seat: d.Seat) -> LoadedDuel:
         """The duel with the asking player's seat game and its points so far."""

@@ -37,6 +37,7 @@ from service.verification import (
     PostingRow,
     Revealed,
     check_chain,
+    check_sandbox,
     compare_ledger,
     verify_game,
 )
@@ -94,6 +95,7 @@ def verify_duel(
     revealed = _check_seed(result, opened, result.state)
     _check_seats(result, opened, seats, paytables, revealed)
     _check_decisions(result, events)
+    check_sandbox(result.fail, f"{stream} v1", opened.currency, opened.certification)
     expected: dict[int, ledger.Entry] = {}
     for version, event in enumerate(events, start=1):
         entry = ledger.duel_entry_for(event, opened.duel_id, opened.currency, stream, version)
@@ -167,8 +169,8 @@ def _check_seat_deal(
     seat: d.Seat,
     events: list[GameEvent],
 ) -> None:
-    """The seat's game was dealt for this duel, this player and this commitment, on the clock
-    the duel recorded."""
+    """The seat's game was dealt for this duel, this player and this commitment, in the duel's
+    money (a sandbox duel's seat in the sandbox), on the clock the duel recorded."""
     placed = events[0] if events else None
     dealt = events[1] if len(events) > 1 else None
     clock = events[2] if len(events) > 2 else None
@@ -177,6 +179,7 @@ def _check_seat_deal(
         and placed.duel_id == opened.duel_id
         and placed.player_id == seat.player_id
         and placed.variant == opened.variant
+        and (placed.currency, placed.certification) == (opened.currency, opened.certification)
         and isinstance(dealt, Dealt)
         and dealt.seed_commitment == opened.seed_commitment
         and isinstance(clock, ClockStarted)
@@ -186,7 +189,8 @@ def _check_seat_deal(
         result.fail(
             "seats",
             where,
-            f"a {opened.variant} game of {seat.player_id} for this duel, due {seat.deadline}",
+            f"a {opened.variant} game of {seat.player_id} for this duel, in "
+            f"{opened.currency}, due {seat.deadline}",
             [type(e).__name__ for e in events[:3]],
         )
 

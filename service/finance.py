@@ -12,6 +12,11 @@ Definitions (per day, currency and variant, days in UTC):
 - RTP = payouts / (stakes - refunds): voided stakes were never really wagered;
 - held at end of day = stakes of games started by then and not finished by then.
 
+Every figure is per currency, so certification games, played for the sandbox currency XTS
+(service.ledger), never mix into a real currency's GGR or RTP: the sandbox has lines of its own,
+labelled as such. (Certification games recorded before the sandbox existed really moved real
+money, and count where they were paid.)
+
 Duels are the ``klondike-duel`` line: a seat taken is a game started and its entry fee a stake;
 a settlement finishes every seat, its prizes are the payouts (so GGR is the rake); a
 cancellation finishes every seat with its fee refunded. A seat's own game moves no money and is
@@ -28,8 +33,6 @@ from datetime import UTC, date, datetime, time
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
-from psycopg.types.json import Jsonb
-
 from events.catalog import (
     Collected,
     DuelCancelled,
@@ -40,6 +43,8 @@ from events.catalog import (
 )
 from events.codec import decode_duel, decode_game
 from service.games import GAMES
+from service.ledger import is_sandbox
+from service.storage.reconciliations import ReconciliationStore
 from service.unit_of_work import UnitOfWork
 
 CHECKPOINT = "daily-totals"
@@ -290,6 +295,11 @@ class DailyReport:
     month_to_date: Totals
     lifetime: Totals
 
+    @property
+    def sandbox(self) -> bool:
+        """Certification games' test money, not real money."""
+        return is_sandbox(self.currency)
+
 
 def daily_report(uow: UnitOfWork, start: date, end: date, currency: str) -> DailyReport:
     variants = list(GAMES)
@@ -395,13 +405,6 @@ SELECT t.cause_stream, t.cause_version, t.kind, t.amount, t.currency
   JOIN unnest(%(streams)s::text[], %(versions)s::int[]) AS k(stream_id, version)
     ON t.cause_stream = k.stream_id AND t.cause_version = k.version
 """
-
-# Store (or replace) a day's reconciliation.
-STORE_RECONCILIATION_SQL = """
-INSERT INTO reconciliations (day, result) VALUES (%(day)s, %(result)s)
-ON CONFLICT (day) DO UPDATE SET result = EXCLUDED.result, computed_at = statement_timestamp()
-"""
-STORED_RECONCILIATION_SQL = "SELECT computed_at, result FROM reconciliations WHERE day = %(day)s"
 
 _KIND = {"StakePlaced": "stake", "Collected": "winnings", "Voided": "refund"}
 
@@ -517,7 +520,11 @@ def reconcile(uow: UnitOfWork, day: date) -> dict[str, Any]:
     return {
         "date": day.isoformat(),
         "currencies": {
-            cur: {**sides, "balanced": sides["events"] == sides["ledger"]}
+            cur: {
+                **sides,
+                "balanced": sides["events"] == sides["ledger"],
+                "sandbox": is_sandbox(cur),
+            }
             for cur, sides in sorted(totals.items())
         },
         "events_checked": len(day_events),
@@ -547,15 +554,22 @@ def _describe(value: tuple[str, int, str] | None) -> str:
 
 
 def store_reconciliation(uow: UnitOfWork, day: date) -> dict[str, Any]:
+    """Reconcile ``day`` and store the result as its newest (earlier ones are kept)."""
     result = reconcile(uow, day)
-    with uow.conn.cursor() as cur:
-        cur.execute(STORE_RECONCILIATION_SQL, {"day": day, "result": Jsonb(result)})
+    ReconciliationStore(uow.conn).add(day, result)
     uow.commit()
     return result
 
 
 def stored_reconciliation(uow: UnitOfWork, day: date) -> tuple[datetime, dict[str, Any]] | None:
-    with uow.conn.cursor() as cur:
-        cur.execute(STORED_RECONCILIATION_SQL, {"day": day})
-        row = cur.fetchone()
-    return (row[0], dict(row[1])) if row else None
+    """The day's newest stored reconciliation, if any."""
+    row = ReconciliationStore(uow.conn).latest(day)
+    if row is None:
+        return None
+    result = row[1]
+    # A result stored before the sandbox existed has no label: no XTS line was in it either.
+    result["currencies"] = {
+        cur: {"sandbox": is_sandbox(cur), **sides}
+        for cur, sides in result.get("currencies", {}).items()
+    }
+    return row[0], result

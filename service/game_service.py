@@ -153,7 +153,9 @@ class Games:
             player = uow.projections.player(player_id)
             if player is None:
                 raise NotFound("player", player_id)
-            table = paytable_for(self._paytables, player.currency)
+            table = played_for(
+                paytable_for(self._paytables, player.currency), certification is not None
+            )
             open_game = uow.projections.open_game(player_id)
             if open_game is not None:
                 raise GameInProgress(open_game.game_id)
@@ -331,8 +333,7 @@ class Games:
         redeal = partial(self._redeal_shuffle, uow, state)
         events = g.decide(state, make(secret), sealed, redeal, self.clock())
         uow.lock_for_write()
-        table = paytable_for(self._paytables, state.currency)
-        meta = event_metadata(request, table.id, table.version, info.rules_version)
+        meta = event_metadata(request, *self._paytable_of(info), info.rules_version)
         # Append first: a concurrent writer that got in since the load is caught by the
         # expected version here, before any money is posted for its events.
         recorded = uow.events.append(stream, [NewEvent.of(e, meta) for e in events], state.version)
@@ -363,9 +364,8 @@ class Games:
         assert seat.duel_id is not None
         events = g.decide(g.INITIAL, seat)
         stream = game_stream(seat.game_id)
-        table = paytable_for(self._paytables, seat.paytable.currency)
         rules = game_named(seat.variant)
-        meta = event_metadata(request, table.id, table.version, rules.rules_version)
+        meta = event_metadata(request, seat.paytable.id, seat.paytable.version, rules.rules_version)
         recorded = uow.events.append(stream, [NewEvent.of(e, meta) for e in events], 0)
         return self._after(None, g.fold(events), recorded)
 
@@ -500,6 +500,15 @@ class Games:
 
     # --- shared steps ---------------------------------------------------------------------------
 
+    def _paytable_of(self, info: g.GameInfo) -> tuple[str, int]:
+        """The paytable (id, version) a game's later events record: the one configured for its
+        currency, or for a sandbox game (no table is configured in the sandbox currency) the
+        one its deal recorded."""
+        if ledger.is_sandbox(info.currency):
+            return info.paytable_id, info.paytable_version
+        table = paytable_for(self._paytables, info.currency)
+        return table.id, table.version
+
     @staticmethod
     def _after(
         before: LoadedGame | None, state: g.Game, records: Sequence[RecordedEvent]
@@ -569,6 +578,12 @@ class Games:
         uow.projections.save_history(
             [history_row(loaded.state, loaded.started_at, loaded.last_event_at, loaded.ended_at)]
         )
+
+
+def played_for(table: Paytable, certification: bool) -> Paytable:
+    """The player's paytable, in the money the game is played for (ledger.game_currency): the
+    same stakes and limits, in the sandbox currency for a certification deal."""
+    return replace(table, currency=ledger.game_currency(table.currency, certification))
 
 
 @dataclass(frozen=True, slots=True)

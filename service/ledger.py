@@ -13,6 +13,13 @@ Every movement is one transaction of signed postings that sum to zero (credit > 
 
 Each names the event that caused it and carries a client transaction id that is applied exactly
 once. The SQL lives in service.storage.ledger.
+
+Certification games (an operator's known seed or deck) move no real money: they play for the
+sandbox currency, ISO 4217's testing code XTS (``game_currency`` is the one rule). An event in
+XTS posts exactly the movements above, but between XTS accounts only: the player's sandbox
+wallet (``sandbox:<player id>``) and the XTS house accounts. Every transaction is in one
+currency, so the real and the sandbox books each sum to zero on their own. A sandbox wallet is
+never funded and has no floor: its balance is the net of the player's certification play.
 """
 
 from __future__ import annotations
@@ -38,8 +45,12 @@ TransactionKind = Literal[
     "deposit", "withdrawal", "stake", "winnings", "refund", "duel-fee", "duel-prize", "duel-refund"
 ]
 AccountKind = Literal[
-    "player", "house-stakes", "house-payouts", "cashier", "duel-pot", "house-rake"
+    "player", "house-stakes", "house-payouts", "cashier", "duel-pot", "house-rake", "sandbox"
 ]
+
+#: ISO 4217's code for testing: the money certification games play for. No player's wallet is
+#: ever in it (registration refuses it), so no certification game can reach a real balance.
+SANDBOX = "XTS"
 
 
 class InsufficientFunds(Exception):
@@ -67,8 +78,28 @@ class Account:
     player_id: str | None = None
 
 
+def game_currency(currency: str, certification: bool) -> str:
+    """The money a game or a duel is played for: the player's own ``currency``, or for a
+    certification deal the sandbox. The one place that decides it; the deal records it, and
+    every posting the game causes follows from what was recorded."""
+    return SANDBOX if certification else currency
+
+
+def is_sandbox(currency: str) -> bool:
+    return currency == SANDBOX
+
+
 def player_account(player_id: str, currency: str) -> Account:
+    """The player's wallet in ``currency``: their real one, or in the sandbox currency their
+    sandbox wallet (which may go below zero)."""
+    if is_sandbox(currency):
+        return Account(f"sandbox:{player_id}", "sandbox", SANDBOX, player_id)
     return Account(f"player:{player_id}", "player", currency, player_id)
+
+
+def opened_on_use(account: Account) -> bool:
+    """Sandbox accounts are opened by their first posting: no registration opens them."""
+    return is_sandbox(account.currency)
 
 
 def house_stakes(currency: str) -> Account:

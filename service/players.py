@@ -12,9 +12,9 @@ from typing import Any
 
 from events.catalog import FundsDeposited, FundsWithdrawn, PlayerRegistered, PreferencesChanged
 from events.records import NewEvent
-from service import ledger
+from service import errors, ledger
 from service.context import RequestContext, event_metadata
-from service.errors import NotFound, PlayerConflict
+from service.errors import NotFound, PlayerConflict, RuleViolation
 from service.paytable import Paytable, paytable_for
 from service.storage.ledger import Posted, StatementLine
 from service.storage.projections import PlayerRow, Preferences
@@ -29,12 +29,23 @@ def player_stream(player_id: uuid.UUID | str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class SandboxWallet:
+    """The player's certification money (ledger.SANDBOX): what their certification games
+    staked and won, kept apart from the real wallet. Never funded, so it may be below zero."""
+
+    currency: str
+    balance: int
+    held: int  # staked in an unfinished certification game
+
+
+@dataclass(frozen=True, slots=True)
 class Wallet:
     player_id: uuid.UUID
     currency: str
     balance: int
-    held: int  # staked in an unfinished game
+    held: int  # staked in an unfinished game, of real money
     open_game_id: uuid.UUID | None
+    sandbox: SandboxWallet
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +74,11 @@ class Players:
     def open_account(self, request: RequestContext, external_ref: str, currency: str) -> Opened:
         """Open a player account with an empty wallet. Opening the same external reference
         again in the same currency returns the existing account."""
+        if ledger.is_sandbox(currency):
+            raise RuleViolation(
+                errors.UNKNOWN_CURRENCY,
+                f"{currency} is the certification sandbox's money, never a player's currency",
+            )
         table = paytable_for(self._paytables, currency)
         with self._uow() as uow:
             stored = uow.claim(request)  # before the write lock, in every operation
@@ -157,26 +173,42 @@ class Players:
             return posted
 
     def wallet(self, player_id: uuid.UUID) -> Wallet:
+        """The real wallet and the sandbox one; the open game (at most one, of either money)
+        holds its stake in the one it was played for."""
         with self._uow() as uow:
             player = self._player(uow, player_id)
-            account = ledger.player_account(str(player_id), player.currency)
-            balance = uow.ledger.balance(account.account_id) or 0
+            real = ledger.player_account(str(player_id), player.currency)
+            sandbox = ledger.player_account(str(player_id), ledger.SANDBOX)
+            balance = uow.ledger.balance(real.account_id) or 0
+            sandbox_balance = uow.ledger.balance(sandbox.account_id) or 0
             open_game = uow.projections.open_game(player_id)
+
+        def held(currency: str) -> int:
+            return open_game.stake if open_game and open_game.currency == currency else 0
+
         return Wallet(
             player_id,
             player.currency,
             balance,
-            open_game.stake if open_game else 0,
+            held(player.currency),
             open_game.game_id if open_game else None,
+            SandboxWallet(ledger.SANDBOX, sandbox_balance, held(ledger.SANDBOX)),
         )
 
     def statement(
-        self, player_id: uuid.UUID, *, before: int | None = None, limit: int = 50
+        self,
+        player_id: uuid.UUID,
+        *,
+        before: int | None = None,
+        limit: int = 50,
+        sandbox: bool = False,
     ) -> list[StatementLine]:
-        """The wallet's postings, newest first; ``before`` is the last posting id seen."""
+        """The wallet's postings (``sandbox``: the sandbox wallet's), newest first; ``before``
+        is the last posting id seen."""
         with self._uow() as uow:
             player = self._player(uow, player_id)
-            account = ledger.player_account(str(player_id), player.currency)
+            currency = ledger.SANDBOX if sandbox else player.currency
+            account = ledger.player_account(str(player_id), currency)
             return uow.ledger.statement(account.account_id, before=before, limit=limit)
 
     def preferences(self, player_id: uuid.UUID) -> Preferences:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from service import finance
+from service import finance, ledger
 from service.errors import InvalidArgument
 from service.paytable import Paytable
 from service.unit_of_work import UnitOfWork
@@ -30,12 +30,14 @@ class Reports:
         self, unit_of_work: Callable[[], UnitOfWork], paytables: Mapping[str, Paytable]
     ) -> None:
         self._uow = unit_of_work
-        self._currencies = {table.currency for table in paytables.values()}
+        # The real currencies, and the sandbox's, reported on its own and labelled as such.
+        self._currencies = {table.currency for table in paytables.values()} | {ledger.SANDBOX}
 
     def daily(self, start: date, end: date, currency: str) -> finance.DailyReport:
         """Per day and variant from ``start`` to ``end`` (inclusive), with month-to-date and
         lifetime totals as of ``end``. Folds any events the projector has not yet seen first,
-        so the report is as fresh as the log."""
+        so the report is as fresh as the log. A real currency's figures never include
+        certification games' sandbox money; ``currency=XTS`` reports the sandbox alone."""
         if currency not in self._currencies:
             known = ", ".join(sorted(self._currencies))
             raise InvalidArgument("currency", f"no paytable for {currency}; known: {known}")

@@ -489,6 +489,7 @@ def _check_ledger(
     stream = result.stream_id
     placed = events[0]
     assert isinstance(placed, StakePlaced)
+    check_sandbox(result.fail, _location(stream, 1), placed.currency, placed.certification)
     expected: dict[int, ledger.Entry] = {}
     for version, event in enumerate(events, start=1):
         entry = ledger.entry_for(event, stream, version, placed.player_id, placed.game_id)
@@ -498,6 +499,14 @@ def _check_ledger(
 
 
 Fail = Callable[[str, str, object, object], None]
+
+
+def check_sandbox(fail: Fail, location: str, currency: str, certification: bool) -> None:
+    """Only a certification game (or duel) is played for the sandbox currency: a real one in it
+    would pay test money for real stakes. (A certification game in a real currency is one
+    recorded before the sandbox existed: it really moved that money, and is checked so.)"""
+    if ledger.is_sandbox(currency) and not certification:
+        fail("ledger", location, "a real game in real money", f"{currency}, the sandbox's")
 
 
 def check_chain(records: Sequence[RecordedEvent], fail: Fail) -> None:

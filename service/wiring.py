@@ -53,9 +53,10 @@ class Container:
 
 def build(settings: Settings | None = None, *, migrate: bool = True) -> Container:
     settings = settings or Settings.from_env()
-    url = db.database_url(settings)
+    urls = db.database_urls(settings)
     if migrate:
-        db.migrate(url)
+        db.migrate(urls.migration)  # as the owner; the service never logs in as it
+    url = urls.service
     pool = db.create_pool(url, settings)
     keys = settings.seed_keys or (embedded_key(settings.data_dir),)
     vault = SeedVault(keys)

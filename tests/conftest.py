@@ -2,7 +2,9 @@
 
 Tests run against a real PostgreSQL: the server named by TEST_DATABASE_URL (CI points it at the
 machine's PostgreSQL), or else the embedded server the project starts itself. Each test session
-creates its own database, migrates it, and drops it at the end, so runs never collide.
+creates its own database, migrates it as an owner role, and drops it at the end, so runs never
+collide; the services under test log in as their own role, a member of vegas_app only, as in
+production (tests/dbtools.py).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from cryptography.fernet import Fernet
 
 from service.config import Settings
 from service.wiring import Container, build
-from tests.dbtools import scratch_database, server_admin_url
+from tests.dbtools import ScratchDatabase, server_admin_url, split_database
 from tests.workers import celery_processes, delete_queue, new_data_dir, with_broker
 
 
@@ -50,10 +52,22 @@ def _test_settings(database_url: str, data_dir: Path) -> Settings:
 
 
 @pytest.fixture(scope="session")
-def database_url(admin_server_url: str) -> Iterator[str]:
+def test_database(admin_server_url: str) -> Iterator[ScratchDatabase]:
     """The session's database: every test that keeps the books consistent shares it."""
-    with scratch_database(admin_server_url) as url:
-        yield url
+    with split_database(admin_server_url) as found:
+        yield found
+
+
+@pytest.fixture(scope="session")
+def database_url(test_database: ScratchDatabase) -> str:
+    """The session's database as the service logs in to it (DATABASE_URL)."""
+    return test_database.service_url
+
+
+@pytest.fixture(scope="session")
+def migration_database_url(test_database: ScratchDatabase) -> str:
+    """The session's database as its owner logs in to it (MIGRATION_DATABASE_URL)."""
+    return test_database.owner_url
 
 
 @pytest.fixture(scope="session")
@@ -80,28 +94,37 @@ def container(settings: Settings) -> Iterator[Container]:
 
 
 @pytest.fixture
-def fresh_container(admin_server_url: str, data_dir: Path) -> Iterator[Container]:
+def fresh_database(admin_server_url: str) -> Iterator[ScratchDatabase]:
+    """A database of the test's own, migrated, dropped afterwards."""
+    with split_database(admin_server_url) as found:
+        yield found
+
+
+@pytest.fixture
+def fresh_container(fresh_database: ScratchDatabase, data_dir: Path) -> Iterator[Container]:
     """A container on a database of its own, for tests that break the books on purpose
     (tampering, ledger entries without events) and must not leave that for other tests."""
-    with scratch_database(admin_server_url) as url:
-        built = build(_test_settings(url, data_dir), migrate=False)
-        try:
-            yield built
-        finally:
-            built.close()
+    built = build(_test_settings(fresh_database.service_url, data_dir), migrate=False)
+    try:
+        yield built
+    finally:
+        built.close()
 
 
 @pytest.fixture
 def fresh_admin_conn(
-    fresh_container: Container,
+    fresh_database: ScratchDatabase, fresh_container: Container
 ) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
-    with psycopg.connect(fresh_container.database_url, autocommit=True) as conn:
+    """A superuser connection to fresh_container's database, as admin_conn is to the
+    session's."""
+    with psycopg.connect(fresh_database.admin_url, autocommit=True) as conn:
         yield conn
 
 
 @pytest.fixture
-def admin_conn(database_url: str) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+def admin_conn(test_database: ScratchDatabase) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
     """A superuser connection to the test database, autocommit, for looking behind the
-    service's back (and, in tamper tests, editing history as an attacker would)."""
-    with psycopg.connect(database_url, autocommit=True) as conn:
+    service's back (and, in tamper tests, editing history as an attacker would: the service's
+    own login cannot)."""
+    with psycopg.connect(test_database.admin_url, autocommit=True) as conn:
         yield conn

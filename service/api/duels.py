@@ -54,7 +54,8 @@ def _answer(loaded: LoadedDuel, status: int = 200) -> tuple[dict[str, Any], int,
     description="The entry fee is debited into the duel's pot in the same transaction. Every "
     "seat plays the same committed deal; the best score takes the pot less the rake. In "
     "certification mode an operator may join for a player (player_id), and open a duel dealt "
-    "from a given seed or deck.",
+    "from a given seed or deck; certification duels are played for the sandbox currency XTS "
+    "(each player's sandbox wallet), never for real money.",
 )
 @blp.arguments(schemas.JoinDuelSchema)
 @blp.response(201, schemas.DuelViewSchema)

@@ -59,7 +59,9 @@ class Games(MethodView):
         summary="Pay the stake and deal a game",
         description="A player deals for themselves; the stake is debited and the deal made in "
         "one transaction. In certification mode an operator may deal for a player (player_id) "
-        "from a given seed or deck; such games are flagged as certification games.",
+        "from a given seed or deck; such games are flagged as certification games and are "
+        "played for the sandbox currency XTS (the player's sandbox wallet), never for real "
+        "money.",
     )
     @blp.arguments(schemas.NewGameSchema)
     @blp.response(201, schemas.GameViewSchema, headers=ETAG)

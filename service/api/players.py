@@ -149,7 +149,12 @@ _transfer_route("withdrawals")
 
 @blp.route("/<uuid:player_id>/wallet", methods=["GET"])
 @allow("operator", "auditor", player="self")
-@blp.doc(security=BEARER, summary="Balance, and what an unfinished game holds")
+@blp.doc(
+    security=BEARER,
+    summary="Balance, and what an unfinished game holds",
+    description="Certification games are played for the sandbox (XTS), never for real money: "
+    "their stakes and winnings show in sandbox, and balance and held are untouched by them.",
+)
 @blp.response(200, schemas.WalletSchema)
 @problems(blp, *AUTHENTICATED, 404)
 def wallet(player_id: uuid.UUID) -> Any:
@@ -158,8 +163,12 @@ def wallet(player_id: uuid.UUID) -> Any:
 
 @blp.route("/<uuid:player_id>/ledger", methods=["GET"])
 @allow("operator", "auditor", player="self")
-@blp.doc(security=BEARER, summary="The wallet's postings, newest first, with balances")
-@blp.arguments(schemas.PageQuerySchema, location="query", unknown=RAISE)
+@blp.doc(
+    security=BEARER,
+    summary="The wallet's postings, newest first, with balances",
+    description="wallet=sandbox: the sandbox wallet's, the money of certification games.",
+)
+@blp.arguments(schemas.LedgerQuerySchema, location="query", unknown=RAISE)
 @blp.response(200, schemas.StatementPageSchema)
 @problems(blp, *AUTHENTICATED, 404, 422)
 def ledger(query: dict[str, Any], player_id: uuid.UUID) -> Any:
@@ -168,7 +177,10 @@ def ledger(query: dict[str, Any], player_id: uuid.UUID) -> Any:
         raise Problem("validation-error", "bad cursor", errors={"before": ["not a cursor"]})
     limit = query["limit"]
     lines = services().players.statement(
-        player_id, before=int(before) if before else None, limit=limit + 1
+        player_id,
+        before=int(before) if before else None,
+        limit=limit + 1,
+        sandbox=query["wallet"] == "sandbox",
     )
     more = len(lines) > limit
     lines = lines[:limit]

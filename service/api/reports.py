@@ -26,7 +26,9 @@ CSV = "text/csv"
     summary="Per day and variant: games, stakes, payouts, refunds, GGR, RTP, money held",
     description="Days are UTC; every day and variant in the range has a row, zeros included. "
     "GGR = stakes - payouts - refunds; RTP = payouts / (stakes - refunds). With "
-    "Accept: text/csv the same rows, then the period, month-to-date and lifetime totals.",
+    "Accept: text/csv the same rows, then the period, month-to-date and lifetime totals. "
+    "Certification games are played for the sandbox currency XTS and never count in a real "
+    "currency's figures; currency=XTS reports them on their own (sandbox: true).",
 )
 @blp.arguments(schemas.DailyQuerySchema, location="query", unknown=RAISE)
 @blp.response(200, schemas.DailyReportSchema)
@@ -49,6 +51,7 @@ def daily(query: dict[str, Any]) -> Any:
         )
     return {
         "currency": report.currency,
+        "sandbox": report.sandbox,
         "start": report.start,
         "end": report.end,
         "days": [

@@ -229,18 +229,54 @@ class LedgerTransactionSchema(Schema):
     postings = fields.List(fields.Nested(PostingSchema), required=True)
 
 
+class SandboxWalletSchema(Schema):
+    currency = fields.String(
+        required=True, metadata={"description": "XTS, ISO 4217's code for testing"}
+    )
+    balance = fields.Integer(
+        required=True,
+        metadata={
+            "description": "the net of the player's certification games: never funded, so it "
+            "may be below zero"
+        },
+    )
+    held = fields.Integer(
+        required=True, metadata={"description": "staked in an unfinished certification game"}
+    )
+
+
 class WalletSchema(Schema):
     player_id = fields.UUID(required=True)
     currency = fields.String(required=True)
     balance = fields.Integer(required=True)
-    held = fields.Integer(required=True, metadata={"description": "staked in an unfinished game"})
-    open_game_id = fields.UUID(required=True, allow_none=True)
+    held = fields.Integer(
+        required=True, metadata={"description": "real money staked in an unfinished game"}
+    )
+    open_game_id = fields.UUID(
+        required=True, allow_none=True, metadata={"description": "a real or a certification game"}
+    )
+    sandbox = fields.Nested(
+        SandboxWalletSchema,
+        required=True,
+        metadata={
+            "description": "the money certification games are played for, kept apart from the "
+            "real balance: they never touch it"
+        },
+    )
 
 
 class PageQuerySchema(Strict):
     limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
     before = fields.String(
         load_default=None, validate=validate.Length(max=200), metadata={"description": "cursor"}
+    )
+
+
+class LedgerQuerySchema(PageQuerySchema):
+    wallet = fields.String(
+        load_default="real",
+        validate=validate.OneOf(("real", "sandbox")),
+        metadata={"description": "the real wallet, or the sandbox one of certification games"},
     )
 
 
@@ -769,6 +805,13 @@ class DayLineSchema(TotalsSchema):
 
 class DailyReportSchema(Schema):
     currency = fields.String(required=True)
+    sandbox = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "true for XTS, certification games' test money: never part of a "
+            "real currency's figures"
+        },
+    )
     start = fields.Date(required=True, data_key="from")
     end = fields.Date(required=True, data_key="to")
     days = fields.List(fields.Nested(DayLineSchema), required=True)
@@ -794,6 +837,10 @@ class CurrencyReconciliationSchema(Schema):
     events = fields.Nested(MoneySidesSchema, required=True)
     ledger = fields.Nested(MoneySidesSchema, required=True)
     balanced = fields.Boolean(required=True)
+    sandbox = fields.Boolean(
+        required=True,
+        metadata={"description": "XTS: certification games' test money, not real money"},
+    )
 
 
 class MismatchSchema(Schema):

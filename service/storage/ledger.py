@@ -10,7 +10,13 @@ from typing import Any
 
 import psycopg
 
-from service.ledger import Account, Entry, InsufficientFunds, TransactionIdReused
+from service.ledger import (
+    Account,
+    Entry,
+    InsufficientFunds,
+    TransactionIdReused,
+    opened_on_use,
+)
 
 # Open accounts (and their zero balances) that do not exist yet.
 ENSURE_ACCOUNTS_SQL = """
@@ -187,6 +193,9 @@ class LedgerStore:
         earlier = self.find(entry)
         if earlier is not None:
             return earlier
+        fresh = [account for account, _ in entry.postings if opened_on_use(account)]
+        if fresh:
+            self.ensure_accounts(fresh)
         transaction_id = uuid.uuid4()
         params = {
             "accounts": [a.account_id for a, _ in entry.postings],

@@ -1,21 +1,17 @@
 """Helpers for duels over HTTP: the server's clock, moved by the tests, seat play, and looking
-behind the service's back at the duel's money."""
+behind the service's back at the duel's money (the wallets' side is tests.api.books)."""
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import psycopg
 import pytest
 
 from service.wiring import Container
+from tests.api.books import DbConn, stream_transactions
 from tests.api.client import Http, assert_problem
-from tests.api.factories import Player
-
-DbConn = psycopg.Connection[tuple[Any, ...]]
 
 
 @dataclass
@@ -137,33 +133,6 @@ def play_up(http: Http, token: str, duel_id: str, view: dict[str, Any]) -> Playe
 # --- money --------------------------------------------------------------------------------------
 
 
-def balance(http: Http, player: Player) -> int:
-    wallet = http.get(f"/v1/players/{player.id}/wallet", player.token)
-    assert wallet.status_code == 200, wallet.get_json()
-    found: int = wallet.get_json()["balance"]
-    return found
-
-
-def statement(http: Http, player: Player) -> list[tuple[str, int, str | None]]:
-    """The player's ledger lines, newest first, as (kind, amount, cause stream of a duel line),
-    after checking that every line's balances follow on from the one below it."""
-    response = http.get(f"/v1/players/{player.id}/ledger?limit=100", player.token)
-    assert response.status_code == 200, response.get_json()
-    lines: list[dict[str, Any]] = response.get_json()["items"]
-    for line, below in itertools.pairwise(lines):
-        assert line["balance_before"] == below["balance_after"]
-    for line in lines:
-        assert line["balance_after"] == line["balance_before"] + line["amount"]
-    return [
-        (
-            line["kind"],
-            line["amount"],
-            line["cause_stream"] if line["kind"].startswith("duel-") else None,
-        )
-        for line in lines
-    ]
-
-
 def pot_balance(conn: DbConn, duel_id: str) -> int:
     row = conn.execute(
         "SELECT balance FROM account_balances WHERE account_id = %s", (f"duel-pot:{duel_id}",)
@@ -174,16 +143,7 @@ def pot_balance(conn: DbConn, duel_id: str) -> int:
 
 def duel_transactions(conn: DbConn, duel_id: str) -> list[tuple[str, dict[str, int]]]:
     """The ledger transactions a duel caused, in order: (kind, {account: amount})."""
-    rows = conn.execute(
-        "SELECT t.kind, t.transaction_id, p.account_id, p.amount"
-        "  FROM ledger_transactions t JOIN postings p USING (transaction_id)"
-        " WHERE t.cause_stream = %s ORDER BY t.cause_version, p.posting_id",
-        (f"duel-{duel_id}",),
-    ).fetchall()
-    found: list[tuple[str, dict[str, int]]] = []
-    for (kind, _tx), postings in itertools.groupby(rows, key=lambda r: (r[0], r[1])):
-        found.append((str(kind), {str(r[2]): int(r[3]) for r in postings}))
-    return found
+    return [(kind, postings) for kind, _, postings in stream_transactions(conn, f"duel-{duel_id}")]
 
 
 def assert_books_balance(conn: DbConn, duel_id: str) -> None:

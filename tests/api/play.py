@@ -80,6 +80,18 @@ def winnings(variant: str, units: int, stake: int) -> int:
     return int(Fraction(game.multiplier) * units * stake / game.max_units)
 
 
+def win_and_collect(http: Http, token: str, game_id: str) -> dict[str, Any]:
+    """Play tests.builders.easy_deck() in Vegas draw one to the end (the aces off the stock,
+    then every column up, the server auto-completing) and collect all 52 cards."""
+    for _ in range(24):
+        played(http, token, game_id, {"action": "draw"})
+        answer = played(http, token, game_id, move("waste", "foundation"))
+    while answer["status"] == "in_progress":
+        up = [m for m in legal(answer, "move") if m["to"].startswith("foundation")]
+        answer = played(http, token, game_id, (legal(answer, "turn") or up)[0])
+    return played(http, token, game_id, {"action": "collect"})
+
+
 def cards_in(document: Any) -> set[str]:
     """Every card code anywhere in a JSON document (keys, values, and words of messages)."""
     found: set[str] = set()

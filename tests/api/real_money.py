@@ -1,14 +1,16 @@
-"""A player's afternoon of certification games for real money, over HTTP: the operator deals
-from a known deck or seed, the player plays and collects, and the wallet, the ledger and the
-betting history are checked to tell the same story. Shared by every game's end-to-end test."""
+"""A player's afternoon of certification games, over HTTP: the operator deals from a known deck
+or seed, the player plays and collects, and the wallets, the ledger and the betting history are
+checked to tell the same story. The games' money is the sandbox's (ledger.SANDBOX): every stake
+and payout moves the player's sandbox wallet, and the real one keeps exactly what was deposited.
+Shared by every game's end-to-end test."""
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from typing import Any
 
 from service.games import GAMES
+from tests.api.books import statement, wallet
 from tests.api.client import Http
 from tests.api.factories import Player
 from tests.api.play import played, winnings
@@ -18,11 +20,13 @@ FUNDS = 20_800
 
 @dataclass
 class Session:
-    """A player's afternoon: the games they were dealt and what each paid."""
+    """A player's afternoon: the games they were dealt and what each paid. ``balance`` is the
+    sandbox wallet's, the net of the afternoon's certification games; the real wallet holds
+    the FUNDS deposited throughout."""
 
     http: Http
     player: Player
-    balance: int = FUNDS
+    balance: int = 0
 
     def deal(self, variant: str, stake: int, **source: Any) -> tuple[str, dict[str, Any]]:
         """The operator deals the player a certification game from a deck or a seed."""
@@ -41,6 +45,7 @@ class Session:
             GAMES[variant].max_units,
         )
         assert view["multiplier"] == GAMES[variant].multiplier
+        assert view["currency"] == "XTS"
         self.balance -= stake
         self.check_wallet(open_game=view["id"], held=stake)
         return str(view["id"]), view
@@ -63,37 +68,29 @@ class Session:
         return done
 
     def check_wallet(self, *, open_game: str | None, held: int) -> None:
-        wallet = self.http.get(f"/v1/players/{self.player.id}/wallet", self.player.token)
-        assert wallet.status_code == 200
-        assert wallet.get_json() == {
+        assert wallet(self.http, self.player) == {
             "player_id": self.player.id,
             "currency": "GBP",
-            "balance": self.balance,
-            "held": held,
+            "balance": FUNDS,
+            "held": 0,
             "open_game_id": open_game,
+            "sandbox": {"currency": "XTS", "balance": self.balance, "held": held},
         }
 
 
 def check_books(session: Session, games: list[tuple[str, str, int, int]]) -> None:
-    """The ledger and the history, newest first: (game id, variant, stake, units) each."""
+    """The ledgers and the history, newest first: (game id, variant, stake, units) each. The
+    games' money is all in the sandbox wallet's statement; the real one has the deposit only."""
     http, player = session.http, session.player
-    ledger = http.get(f"/v1/players/{player.id}/ledger?limit=100", player.token).get_json()
     expected: list[tuple[str, int, str | None]] = []
     for game_id, variant, stake, units in reversed(games):
         owed = winnings(variant, units, stake)
         if owed:
             expected.append(("winnings", owed, f"game-{game_id}"))
         expected.append(("stake", -stake, f"game-{game_id}"))
-    expected.append(("deposit", FUNDS, None))
-    lines = ledger["items"]
-    assert [
-        (line["kind"], line["amount"], line["cause_stream"] if line["kind"] != "deposit" else None)
-        for line in lines
-    ] == expected
-    assert lines[0]["balance_after"] == session.balance
-    for line, below in itertools.pairwise(lines):
-        assert line["balance_before"] == below["balance_after"]
-        assert line["balance_after"] == line["balance_before"] + line["amount"]
+    assert statement(http, player, "sandbox") == expected
+    assert sum(amount for _, amount, _ in expected) == session.balance
+    assert statement(http, player) == [("deposit", FUNDS, None)]
 
     history = http.get(f"/v1/players/{player.id}/history", player.token).get_json()["items"]
     assert [

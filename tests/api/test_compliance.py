@@ -13,10 +13,11 @@ import psycopg
 
 from service import shuffle
 from service.config import Settings
+from tests.api.books import audit_done
 from tests.api.client import Http, assert_problem
 from tests.api.factories import Game, GameFactory, PlayerFactory, WalletFactory
+from tests.api.play import win_and_collect
 from tests.builders import easy_deck
-from tests.workers import logs, wait_for
 
 DbConn = psycopg.Connection[tuple[Any, ...]]
 
@@ -38,26 +39,6 @@ def _two_aces(http: Http, game: Game) -> None:
     for _ in range(2):
         _command(http, game.player.token, game.id, "draw")
         _command(http, game.player.token, game.id, "move", **{"from": "waste", "to": "foundation"})
-
-
-def _win_and_collect(http: Http, game: Game) -> dict[str, Any]:
-    """Play an easy deck to the end (the server auto-completes) and collect all 52 cards."""
-    token = game.player.token
-    for _ in range(24):
-        _command(http, token, game.id, "draw")
-        view = _command(http, token, game.id, "move", **{"from": "waste", "to": "foundation"})
-    while view["status"] == "in_progress":
-        turn = next((m for m in view["legal_moves"] if m["action"] == "turn"), None)
-        if turn is not None:
-            view = _command(http, token, game.id, "turn", column=turn["column"])
-            continue
-        up = next(
-            m
-            for m in view["legal_moves"]
-            if m["action"] == "move" and m["to"].startswith("foundation")
-        )
-        view = _command(http, token, game.id, "move", **{"from": up["from"], "to": "foundation"})
-    return _command(http, token, game.id, "collect")
 
 
 def _collected_certification_game(http: Http) -> Game:
@@ -136,7 +117,8 @@ def test_an_auditor_replays_a_finished_certification_game_event_by_event(
     outcome = replay["outcome"]
     assert outcome["player_id"] == game.player.id
     assert (outcome["status"], outcome["end_reason"]) == ("collected", "player")
-    assert (outcome["stake"], outcome["currency"], outcome["win_rate"]) == (520, "GBP", 50)
+    # a certification game is played for the sandbox currency, never for real money
+    assert (outcome["stake"], outcome["currency"], outcome["win_rate"]) == (520, "XTS", 50)
     assert outcome["foundation_count"] == 2
     assert outcome["payout"] == outcome["winnings"] == 2 * 50
     assert outcome["payout"] == outcome["foundation_count"] * outcome["win_rate"]
@@ -375,17 +357,6 @@ def test_a_replay_names_an_edited_move(http: Http, admin_conn: DbConn) -> None:
 # --- audits -----------------------------------------------------------------------------------
 
 
-def _audit_done(http: Http, location: str, worker: Settings) -> dict[str, Any]:
-    def done() -> bool:
-        answer = http.get(location, http.auditor_key)
-        assert answer.status_code == 200, answer.get_json()
-        return bool(answer.get_json()["status"] == "done")
-
-    assert wait_for(done, timeout=60, every=0.1), logs(worker)
-    body: dict[str, Any] = http.get(location, http.auditor_key).get_json()
-    return body
-
-
 def test_an_audit_of_one_player_runs_on_a_worker_and_finds_nothing(
     http: Http, worker: Settings, staff_actors: dict[str, str]
 ) -> None:
@@ -402,7 +373,7 @@ def test_an_audit_of_one_player_runs_on_a_worker_and_finds_nothing(
     assert body["requested_by"] == staff_actors["auditor"]
     assert body["total"] == 2 + 1 + 1  # two games, the player's stream, the ledger
 
-    done = _audit_done(http, started.headers["Location"], worker)
+    done = audit_done(http, started.headers["Location"], worker)
     assert done["id"] == audit_id
     assert done["checked"] == done["total"] == 4
     assert done["failed_units"] == 0
@@ -474,7 +445,7 @@ def test_voids_and_big_wins_are_logged_as_significant_events(
     _void(http, first, "a display fault on table 4")
     _void(http, second, "a certification run")
     big = GameFactory.create(deck=list(easy_deck()), stake=26_000)  # 52 x 2,500 = 130,000
-    assert _win_and_collect(http, big)["payout"] == 130_000
+    assert win_and_collect(http, big.player.token, big.id)["payout"] == 130_000
 
     everything = _significant(http, "?limit=200")
     mine = [i for i in everything["items"] if i["game_id"] in (first.id, second.id, big.id)]
@@ -486,6 +457,7 @@ def test_voids_and_big_wins_are_logged_as_significant_events(
     ]
     assert dealt[0]["details"] == {"variant": "vegas-draw1", "given": "deck"}
     assert (dealt[0]["amount"], dealt[0]["player_id"]) == (26_000, big.player.id)
+    assert dealt[0]["currency"] == "XTS"  # staked in the sandbox, not in real money
     logged = [i for i in mine if i["kind"] != "certification"]
     assert [(i["game_id"], i["kind"]) for i in logged] == [  # newest first
         (big.id, "big-win"),
@@ -498,10 +470,11 @@ def test_voids_and_big_wins_are_logged_as_significant_events(
     assert (item["amount"], item["currency"]) == (1_040, "GBP")
     assert item["details"] == {"reason": "a display fault on table 4", "certification": False}
     assert second_void["details"] == {"reason": "a certification run", "certification": True}
+    assert (second_void["amount"], second_void["currency"]) == (520, "XTS")
     assert datetime.fromisoformat(item["occurred_at"]) <= datetime.now(UTC)
     # A big win (at or over the threshold of 100,000) is the player's own doing.
     assert (win["player_id"], win["actor"]) == (big.player.id, big.player.id)
-    assert (win["amount"], win["currency"]) == (130_000, "GBP")
+    assert (win["amount"], win["currency"]) == (130_000, "XTS")  # a certification game's
     assert win["details"]["units"] == 52
     assert win["details"]["threshold"] == 100_000
     ids = [i["id"] for i in everything["items"]]
@@ -527,7 +500,7 @@ def test_voids_and_big_wins_are_logged_as_significant_events(
 
 def test_a_big_win_still_names_its_foundation_count(http: Http) -> None:
     big = GameFactory.create(deck=list(easy_deck()), stake=26_000)
-    assert _win_and_collect(http, big)["payout"] == 130_000
+    assert win_and_collect(http, big.player.token, big.id)["payout"] == 130_000
     wins = _significant(http, "?kind=big-win&limit=200")["items"]
     (win,) = [i for i in wins if i["game_id"] == big.id]
     assert win["details"]["units"] == 52

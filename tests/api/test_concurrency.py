@@ -25,6 +25,7 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from events.postgres import APPEND_LOCK_KEY
+from tests.api.books import sandbox_balance
 from tests.api.client import Http, assert_problem
 from tests.api.factories import Player, PlayerFactory, WalletFactory, deal_certification
 from tests.builders import turnable_deck
@@ -38,7 +39,8 @@ WIN_RATE = 50  # per foundation card at a 520 stake
 
 @dataclass(frozen=True)
 class Table:
-    """A funded player with a draw-3 game in progress on a known deck."""
+    """A funded player with a draw-3 game in progress on a known deck (a certification deal,
+    so its money is the player's sandbox wallet's)."""
 
     http: Http
     player: Player
@@ -65,9 +67,8 @@ class Table:
         return version
 
     def balance(self) -> int:
-        wallet = self.http.get(f"/v1/players/{self.player.id}/wallet", self.player.token)
-        found: int = wallet.get_json()["balance"]
-        return found
+        """The sandbox balance: the table's game is a certification deal, played for it."""
+        return sandbox_balance(self.http, self.player)
 
     def command(self, name: str, body: Any = None, **headers: str) -> Request:
         """The player's command, as a request for a racing thread."""
@@ -92,11 +93,12 @@ def event_types(conn: DbConn, stream: str) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def ledger_kinds(conn: DbConn, player_id: str) -> list[str]:
+def ledger_kinds(conn: DbConn, player_id: str, wallet: str = "player") -> list[str]:
+    """What moved a player's wallet: the real one, or (``"sandbox"``) certification games'."""
     rows = conn.execute(
         "SELECT t.kind FROM postings p JOIN ledger_transactions t USING (transaction_id)"
         " WHERE p.account_id = %s ORDER BY p.posting_id",
-        (f"player:{player_id}",),
+        (f"{wallet}:{player_id}",),
     ).fetchall()
     return [str(r[0]) for r in rows]
 
@@ -252,7 +254,7 @@ def test_a_matching_if_match_applies(table: Table, admin_conn: DbConn, form: str
         "CardMoved",
         "Collected",
     ]
-    assert table.balance() == FUNDS - STAKE + WIN_RATE
+    assert table.balance() == -STAKE + WIN_RATE
 
 
 # --- races on one game ---------------------------------------------------------------------------
@@ -308,7 +310,7 @@ def test_a_draw_racing_a_collect_through_the_actions_route_applies_exactly_one(
     events = event_types(admin_conn, f"game-{table.game_id}")
     assert table.version() == 3 == len(events)
     assert events[-1] == ("Collected" if collect.status_code == 200 else "CardDrawn")
-    assert ledger_kinds(admin_conn, table.player.id) == ["deposit", "stake"]  # nothing won
+    assert ledger_kinds(admin_conn, table.player.id, "sandbox") == ["stake"]  # nothing won
 
 
 @pytest.mark.parametrize("racers", [2, 3, 4, 5, 6])
@@ -357,13 +359,13 @@ def test_a_draw_racing_a_collect_applies_exactly_one(
     if collect.status_code == 200:
         assert_problem(draw, 409, "concurrent-update")
         assert events[-1] == "Collected"
-        assert table.balance() == FUNDS - STAKE + WIN_RATE
-        assert ledger_kinds(admin_conn, table.player.id) == ["deposit", "stake", "winnings"]
+        assert table.balance() == -STAKE + WIN_RATE
+        assert ledger_kinds(admin_conn, table.player.id, "sandbox") == ["stake", "winnings"]
     else:
         assert_problem(collect, 409, "concurrent-update")
         assert events[-1] == "CardDrawn"
-        assert table.balance() == FUNDS - STAKE
-        assert ledger_kinds(admin_conn, table.player.id) == ["deposit", "stake"]
+        assert table.balance() == -STAKE
+        assert ledger_kinds(admin_conn, table.player.id, "sandbox") == ["stake"]
 
 
 def _collect_and_void(app: Flask, table: Table, conn: DbConn) -> tuple[TestResponse, TestResponse]:
@@ -389,15 +391,15 @@ def test_a_collect_racing_a_void_pays_or_refunds_never_both(
     events = event_types(admin_conn, f"game-{table.game_id}")
     assert events.count("Collected") + events.count("Voided") == 1
     assert table.version() == len(events) == 4
-    kinds = ledger_kinds(admin_conn, table.player.id)
+    kinds = ledger_kinds(admin_conn, table.player.id, "sandbox")
     if events[-1] == "Collected":
         assert collect.status_code == 200
-        assert kinds == ["deposit", "stake", "winnings"]
-        assert table.balance() == FUNDS - STAKE + WIN_RATE
+        assert kinds == ["stake", "winnings"]
+        assert table.balance() == -STAKE + WIN_RATE
     else:
         assert voided.status_code == 200
-        assert kinds == ["deposit", "stake", "refund"]
-        assert table.balance() == FUNDS
+        assert kinds == ["stake", "refund"]
+        assert table.balance() == 0
 
 
 def test_the_loser_of_a_collect_void_race_is_told_with_a_409(
@@ -430,8 +432,8 @@ def test_simultaneous_voids_refund_once(
     for refused in (a for a in answers if a.status_code == 409):
         assert_problem(refused, 409, "game-finished", rule="game-over")
     assert event_types(admin_conn, f"game-{table.game_id}").count("Voided") == 1
-    assert ledger_kinds(admin_conn, table.player.id) == ["deposit", "stake", "refund"]
-    assert table.balance() == FUNDS
+    assert ledger_kinds(admin_conn, table.player.id, "sandbox") == ["stake", "refund"]
+    assert table.balance() == 0
 
 
 @pytest.mark.parametrize("racers", [2, 4])

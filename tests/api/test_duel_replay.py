@@ -12,7 +12,7 @@ import pytest
 
 from events import chain
 from events.records import RecordedEvent
-from service import audit
+from service import audit, finance
 from service.duel_verification import SeatStream, verify_duel
 from service.wiring import Container
 from tests.api.client import Http
@@ -122,31 +122,38 @@ def test_each_duel_check_catches_a_consistent_rewrite(
     assert "ledger" in _failed(verify_duel(records, postings[1:], seats, tables))
 
 
-def _duel_line(http: Http, day: date) -> dict[str, Any]:
+def _duel_line(http: Http, day: date, currency: str) -> dict[str, Any]:
     report = http.get(
-        f"/v1/reports/daily?from={day}&to={day}&currency=GBP", http.finance_key
+        f"/v1/reports/daily?from={day}&to={day}&currency={currency}", http.finance_key
     ).get_json()
     (row,) = [r for r in report["days"] if r["variant"] == "klondike-duel"]
     return dict(row)
 
 
-def test_finance_reports_and_reconciles_duels(http: Http, clock: FakeClock) -> None:
+def test_finance_reports_and_reconciles_duels(
+    http: Http, clock: FakeClock, container: Container
+) -> None:
+    """A certification duel, so on the sandbox's own line (XTS), never the real currency's."""
     today = datetime.now(UTC).date()
-    before = _duel_line(http, today)
+    real_before = _duel_line(http, today, "GBP")
+    before = _duel_line(http, today, "XTS")
     duel_id, _ = _settled_duel(http, clock, 2_000)
-    after = _duel_line(http, today)
+    after = _duel_line(http, today, "XTS")
+    assert _duel_line(http, today, "GBP") == real_before
     change = {k: after[k] - before[k] for k in ("games_started", "games_finished", "stakes")}
     # Two seats: two fees in, both seats settled; the prizes out; the rake is the GGR.
     assert change == {"games_started": 2, "games_finished": 2, "stakes": 4_000}
     assert after["payouts"] - before["payouts"] == 3_600
     assert after["ggr"] - before["ggr"] == 400
     assert after["refunds"] == before["refunds"]
-    reconciliation = http.get(f"/v1/reconciliation?date={today}", http.finance_key).get_json()
+    # Computed now: a worker may have stored an earlier result for today.
+    with container.unit_of_work() as uow:
+        reconciliation = finance.reconcile(uow, today)
     assert reconciliation["mismatches"] == []
-    gbp = reconciliation["currencies"]["GBP"]
-    assert gbp["balanced"] is True
-    assert gbp["events"]["duel-fee"] >= 4_000
-    assert gbp["events"]["duel-prize"] >= 4_000
+    sandbox = reconciliation["currencies"]["XTS"]
+    assert (sandbox["balanced"], sandbox["sandbox"]) == (True, True)
+    assert sandbox["events"]["duel-fee"] >= 4_000
+    assert sandbox["events"]["duel-prize"] >= 4_000
     assert duel_id
 
 

@@ -1,10 +1,11 @@
-"""Classic duels (seed 003) end to end over HTTP, for real money, on the server's clock as the
-tests move it.
+"""Classic duels (seed 003) end to end over HTTP, on the server's clock as the tests move it.
 
 The tests share one database, and a join takes the oldest open duel of its fee, seat count and
 currency: so every test uses its own fee and seat count where it can, joins certification
 duels through the operator, and leaves no duel open behind it (it fills it, or lets it expire
-and sweeps it)."""
+and sweeps it). A certification duel's money (fees, prizes, rake, refunds) is the sandbox's:
+its seats' sandbox wallets, never their real ones (tests/api/test_sandbox.py checks that the
+real books never move); a player's own join pays real money."""
 
 from __future__ import annotations
 
@@ -25,14 +26,13 @@ from service import scoring, shuffle
 from service.context import Actor, RequestContext
 from service.errors import RuleViolation
 from service.wiring import Container
+from tests.api.books import DbConn, balance, sandbox_balance, statement, wallet
 from tests.api.client import Http, assert_problem, assert_salted_commitment
 from tests.api.duel_support import (
-    DbConn,
     FakeClock,
     Played,
     assert_books_balance,
     at,
-    balance,
     clock,
     duel_event_types,
     duel_transactions,
@@ -45,7 +45,6 @@ from tests.api.duel_support import (
     pot_balance,
     seat_call,
     seat_refused,
-    statement,
 )
 from tests.api.factories import Player, WalletFactory
 from tests.api.play import assert_none_of, cards_in
@@ -128,25 +127,26 @@ def test_a_two_seat_duel_on_a_known_deck_pays_the_best_score(
         500,
     )
     assert (opened["variant"], opened["rules_version"]) == ("klondike-duel", "klondike-duel/1")
-    assert (opened["certification"], opened["rake"], opened["currency"]) == (True, "0.1", "GBP")
+    assert (opened["certification"], opened["rake"], opened["currency"]) == (True, "0.1", "XTS")
     assert opened["paytable"] == {"id": "duel-gbp", "version": 1}
     assert at(opened["fill_by"]) == t0 + FIFTEEN_MINUTES
     assert (opened["deal_by"], opened["server_seed"], opened["result"]) == (None, None, None)
     assert_salted_commitment(opened, DECK)
-    assert (balance(http, a), pot_balance(admin_conn, duel_id)) == (4_500, 500)
+    assert (sandbox_balance(http, a), pot_balance(admin_conn, duel_id)) == (-500, 500)
 
     clock.advance(5)
     full = join(http, b.id, fee)
     assert (full["id"], full["status"], full["taken"], full["pot"]) == (duel_id, "full", 2, 1_000)
     # the seats deal within the time the duel had to fill, counted from when it filled
     assert at(full["deal_by"]) == clock.now + FIFTEEN_MINUTES
-    assert (balance(http, b), pot_balance(admin_conn, duel_id)) == (4_500, 1_000)
+    assert (sandbox_balance(http, b), pot_balance(admin_conn, duel_id)) == (-500, 1_000)
 
     dealt_a = seat_call(http, a.token, duel_id, "deal")
     a_deadline = clock.now + FIVE_MINUTES
     # the fee sits in the pot: a seat's game holds no stake of its own
-    wallet = http.get(f"/v1/players/{a.id}/wallet", a.token).get_json()
-    assert (wallet["balance"], wallet["held"], wallet["open_game_id"]) == (4_500, 0, None)
+    seen = wallet(http, a)
+    assert (seen["sandbox"]["balance"], seen["sandbox"]["held"]) == (-500, 0)
+    assert (seen["balance"], seen["held"], seen["open_game_id"]) == (5_000, 0, None)
     you = dealt_a["you"]
     assert (at(you["deadline"]), you["seconds_left"], you["points"]) == (a_deadline, 300, 0)
     assert (you["game"]["variant"], you["game"]["status"]) == ("klondike-duel", "in_progress")
@@ -217,19 +217,18 @@ def test_a_two_seat_duel_on_a_known_deck_pays_the_best_score(
     assert shuffle.deck_matches(DECK, settled["server_seed"], opened["seed_commitment"])
 
     # money: the pot less the rake to A, the rake to the house, the pot empty
-    assert (balance(http, a), balance(http, b)) == (5_400, 4_500)
-    assert statement(http, a) == [
+    assert (sandbox_balance(http, a), sandbox_balance(http, b)) == (400, -500)
+    assert statement(http, a, "sandbox") == [
         ("duel-prize", 900, stream(duel_id)),
         ("duel-fee", -500, stream(duel_id)),
-        ("deposit", 5_000, None),
     ]
-    assert statement(http, b) == [("duel-fee", -500, stream(duel_id)), ("deposit", 5_000, None)]
+    assert statement(http, b, "sandbox") == [("duel-fee", -500, stream(duel_id))]
     assert pot_balance(admin_conn, duel_id) == 0
     pot = f"duel-pot:{duel_id}"
     assert duel_transactions(admin_conn, duel_id) == [
-        ("duel-fee", {f"player:{a.id}": -500, pot: 500}),
-        ("duel-fee", {f"player:{b.id}": -500, pot: 500}),
-        ("duel-prize", {pot: -1_000, f"player:{a.id}": 900, "house-rake:GBP": 100}),
+        ("duel-fee", {f"sandbox:{a.id}": -500, pot: 500}),
+        ("duel-fee", {f"sandbox:{b.id}": -500, pot: 500}),
+        ("duel-prize", {pot: -1_000, f"sandbox:{a.id}": 900, "house-rake:XTS": 100}),
     ]
     assert_books_balance(admin_conn, duel_id)
     assert duel_event_types(http, duel_id) == [
@@ -401,7 +400,7 @@ def test_a_seat_out_of_time_ends_at_its_deadline(
         (0, "player", 0),
     ]
     assert at(settled["seat_list"][0]["ended_at"]) == a_deadline
-    assert (balance(http, a), balance(http, b)) == (1_160, 800)
+    assert (sandbox_balance(http, a), sandbox_balance(http, b)) == (160, -200)
     assert pot_balance(admin_conn, duel_id) == 0
     assert_books_balance(admin_conn, duel_id)
     assert duel_event_types(http, duel_id)[-3:] == ["SeatFinished", "SeatFinished", "DuelSettled"]
@@ -435,7 +434,7 @@ def test_a_seat_never_dealt_forfeits_at_the_deal_by_time(
         (0, "not-dealt", None, 0),
     ]
     assert [at(s["ended_at"]) for s in settled["seat_list"][1:]] == [deal_by, deal_by]
-    assert [balance(http, p) for p in (a, b, c)] == [5_400, 0, 0]
+    assert [sandbox_balance(http, p) for p in (a, b, c)] == [3_400, -2_000, -2_000]
     assert pot_balance(admin_conn, duel_id) == 0
     assert_books_balance(admin_conn, duel_id)
 
@@ -457,11 +456,11 @@ def test_a_tie_splits_the_prize_evenly(http: Http, clock: FakeClock, admin_conn:
         {"seat": 1, "player_id": b.id, "amount": 90},
     ]
     assert seats_of(settled, "points", "payout") == [(0, 90), (0, 90)]
-    assert (balance(http, a), balance(http, b)) == (990, 990)
+    assert (sandbox_balance(http, a), sandbox_balance(http, b)) == (-10, -10)
     pot = f"duel-pot:{duel_id}"
     assert duel_transactions(admin_conn, duel_id)[-1] == (
         "duel-prize",
-        {pot: -200, f"player:{a.id}": 90, f"player:{b.id}": 90, "house-rake:GBP": 20},
+        {pot: -200, f"sandbox:{a.id}": 90, f"sandbox:{b.id}": 90, "house-rake:XTS": 20},
     )
     assert pot_balance(admin_conn, duel_id) == 0
 
@@ -513,7 +512,7 @@ def test_the_odd_units_of_a_tied_prize_go_to_the_earliest_finishers(
     ]
     assert game_points(http, last["seat_list"][4]["game_id"]) == -20
     assert [at(s["ended_at"]) for s in last["seat_list"]] == [ended[s] for s in range(5)]
-    assert [balance(http, p) for p in players] == [1_012, 1_013, 1_012, 1_013, 900]
+    assert [sandbox_balance(http, p) for p in players] == [12, 13, 12, 13, -100]
     assert pot_balance(admin_conn, duel_id) == 0
     assert_books_balance(admin_conn, duel_id)
 
@@ -564,11 +563,10 @@ def test_a_duel_not_full_in_time_is_cancelled_and_refunded_once(
         assert view["server_seed"] == seed
         assert shuffle.seed_matches(seed, view["seed_commitment"])
     for player in (a, b):
-        assert balance(http, player) == 1_000
-        assert statement(http, player) == [
+        assert sandbox_balance(http, player) == 0
+        assert statement(http, player, "sandbox") == [
             ("duel-refund", 200, stream(duel_id)),
             ("duel-fee", -200, stream(duel_id)),
-            ("deposit", 1_000, None),
         ]
     assert pot_balance(admin_conn, duel_id) == 0
     assert [kind for kind, _ in duel_transactions(admin_conn, duel_id)] == [
@@ -628,8 +626,8 @@ def test_an_operator_void_refunds_every_fee_and_voids_the_games_in_play(
     assert_problem(again, 422, "rule-violation", "duel-over")
 
     for player in (a, b, c):
-        assert balance(http, player) == 2_000
-        assert statement(http, player)[:2] == [
+        assert sandbox_balance(http, player) == 0
+        assert statement(http, player, "sandbox")[:2] == [
             ("duel-refund", 500, stream(duel_id)),
             ("duel-fee", -500, stream(duel_id)),
         ]
@@ -709,8 +707,8 @@ def test_racing_settlements_pay_the_pot_once(
             "duel-fee",
             "duel-prize",
         ]
-        assert (balance(http, a), balance(http, b)) == (0, 3_600)
-        assert statement(http, b)[0] == ("duel-prize", 3_600, stream(duel_id))
+        assert (sandbox_balance(http, a), sandbox_balance(http, b)) == (-2_000, 1_600)
+        assert statement(http, b, "sandbox")[0] == ("duel-prize", 3_600, stream(duel_id))
         assert pot_balance(admin_conn, duel_id) == 0
         assert_books_balance(admin_conn, duel_id)
 
@@ -779,16 +777,16 @@ def test_a_retried_operator_join_opens_one_duel(
     assert retry.get_json()["id"] == duel_id
     listed = http.get(f"/v1/duels?player_id={a.id}", http.operator_key).get_json()["items"]
     assert [row["duel_id"] for row in listed] == [duel_id]
-    assert balance(http, a) == 0
+    assert sandbox_balance(http, a) == -1_000
     reused = http.post(
         "/v1/duels", http.operator_key, json={**body, "player_id": b.id}, headers=key
     )
     assert_problem(reused, 422, "idempotency-key-reused")
-    assert balance(http, b) == 1_000
+    assert sandbox_balance(http, b) == 0
     # leave nothing open: it expires unfilled
     clock.advance(15 * 60)
     assert look(http, a.token, duel_id)["status"] == "cancelled"
-    assert balance(http, a) == 1_000
+    assert sandbox_balance(http, a) == 0
     assert pot_balance(admin_conn, duel_id) == 0
 
 
@@ -837,17 +835,11 @@ def test_joins_that_break_the_paytable_or_the_rules_are_refused(
     ):
         response = http.post("/v1/duels", a.token, json={"fee": 100, **extra})
         assert_problem(response, 403, "certification-disabled")
-    # no money, no seat: nothing opened, nothing moved
+    # no money, no seat: nothing opened, nothing moved (a certification seat is paid from
+    # the sandbox, which needs no money: tests/api/test_sandbox.py)
     before = footprint(admin_conn)
-    broke: list[tuple[str, dict[str, Any]]] = [
-        (poor.token, {"fee": 100, "seats": 6}),
-        (
-            http.operator_key,
-            {"fee": 100, "player_id": poor.id, "certification": True, "deck": DECK},
-        ),
-    ]
-    for who, body in broke:
-        assert_problem(http.post("/v1/duels", who, json=body), 422, "insufficient-funds")
+    broke = http.post("/v1/duels", poor.token, json={"fee": 100, "seats": 6})
+    assert_problem(broke, 422, "insufficient-funds")
     assert footprint(admin_conn) == before
     assert balance(http, poor) == 50
     assert http.get(f"/v1/players/{poor.id}/duels", poor.token).get_json()["items"] == []
@@ -867,15 +859,15 @@ def test_a_player_joining_twice_sits_in_two_duels(
     assert seats_of(second, "seat", "player_id") == [(0, a.id)]
     # the oldest open one takes the next player
     assert join(http, b.id, fee, seats=3)["id"] == first["id"]
-    assert balance(http, a) == 1_000
+    assert sandbox_balance(http, a) == -2_000
     # an open duel deals no game
     seat_refused(http, a.token, first["id"], "deal", {}, 422, "rule-violation", "duel-not-full")
     # leave nothing open: both expire unfilled, and every fee comes back
     clock.advance(15 * 60)
     done = container.duels.sweep()
     assert {uuid.UUID(first["id"]), uuid.UUID(second["id"])} <= set(done)
-    assert (balance(http, a), balance(http, b)) == (3_000, 3_000)
-    assert [kind for kind, _, _ in statement(http, a)].count("duel-refund") == 2
+    assert (sandbox_balance(http, a), sandbox_balance(http, b)) == (0, 0)
+    assert [kind for kind, _, _ in statement(http, a, "sandbox")].count("duel-refund") == 2
 
 
 def test_seats_deal_once_and_only_their_own(http: Http, clock: FakeClock) -> None:

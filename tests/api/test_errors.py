@@ -24,7 +24,8 @@ TOO_BIG = 16 * 1024 + 1
 
 @dataclass(frozen=True)
 class Table:
-    """A funded player with a draw-3 game in progress on a known deck."""
+    """A funded player with a draw-3 game in progress on a known deck (a certification deal:
+    its stake is in the sandbox wallet)."""
 
     http: Http
     player: Player
@@ -560,16 +561,16 @@ def test_a_stake_the_wallet_cannot_cover_is_insufficient_funds(
     assert history["items"] == []
 
 
-def test_an_operator_deal_the_wallet_cannot_cover_is_insufficient_funds(
-    http: Http, admin_conn: DbConn
-) -> None:
+def test_an_operator_deal_needs_no_real_money(http: Http) -> None:
+    """Not a refusal any more: a certification deal is staked in the player's sandbox wallet,
+    which is never funded and never short (tests/api/test_sandbox.py)."""
     player = PlayerFactory.create()
-    before = footprint(admin_conn)
     response = http.post(
         "/v1/games", http.operator_key, json=deal(player_id=player.id, seed="cd" * 32)
     )
-    assert_typed_problem(response, 422, "insufficient-funds")
-    assert footprint(admin_conn) == before
+    assert response.status_code == 201, response.get_json()
+    wallet = http.get(f"/v1/players/{player.id}/wallet", player.token).get_json()
+    assert (wallet["balance"], wallet["sandbox"]["balance"]) == (0, -STAKE)
 
 
 def test_a_withdrawal_over_the_balance_is_insufficient_funds(
@@ -577,7 +578,7 @@ def test_a_withdrawal_over_the_balance_is_insufficient_funds(
 ) -> None:
     before = look(table, admin_conn)
     available = before.wallet["balance"]
-    assert available == FUNDS - STAKE
+    assert available == FUNDS  # the table's certification game is staked in the sandbox
     response = table.http.post(
         f"/v1/players/{table.player.id}/withdrawals",
         table.http.operator_key,

@@ -81,8 +81,9 @@ def _command(http: Http, game: Game, name: str, **body: Any) -> None:
 
 
 def _play_a_day(http: Http) -> None:
-    """Three games: draw-one won 2 cards and collected (stake 520, paid 100); draw-three
-    voided (stake 1,040 refunded); draw-one still open (stake 520 held)."""
+    """Three games: draw-one won 2 cards and collected (stake 520, paid 100), a certification
+    deal, so in the sandbox currency (XTS); for real money, draw-three voided (stake 1,040
+    refunded) and draw-one still open (stake 520 held)."""
     won = GameFactory.create(deck=list(easy_deck()))
     for _ in range(2):
         _command(http, won, "draw")
@@ -98,8 +99,11 @@ def test_the_daily_report_counts_a_days_play_by_variant(http: Http) -> None:
     today = _today()
     start = today - timedelta(days=2)
     before = _report(http, start, today)
+    sandbox_before = _report(http, start, today, "XTS")
     _play_a_day(http)
     after = _report(http, start, today)
+    sandbox_after = _report(http, start, today, "XTS")
+    assert (after["sandbox"], sandbox_after["sandbox"]) == (False, True)
 
     assert (after["currency"], after["from"], after["to"]) == ("GBP", str(start), str(today))
     # Every day and variant has a row, in order, whether or not anyone played.
@@ -112,9 +116,22 @@ def test_the_daily_report_counts_a_days_play_by_variant(http: Http) -> None:
 
     draw1 = _diff(_row(before, today, "vegas-draw1"), _row(after, today, "vegas-draw1"), COUNTS)
     assert draw1 == {
-        "games_started": 2,
+        "games_started": 1,
+        "games_finished": 0,
+        "stakes": 520,
+        "payouts": 0,
+        "refunds": 0,
+    }
+    # The certification game is the sandbox's, on its own report, never in real GGR.
+    sandbox_draw1 = _diff(
+        _row(sandbox_before, today, "vegas-draw1"),
+        _row(sandbox_after, today, "vegas-draw1"),
+        COUNTS,
+    )
+    assert sandbox_draw1 == {
+        "games_started": 1,
         "games_finished": 1,
-        "stakes": 1_040,
+        "stakes": 520,
         "payouts": 100,
         "refunds": 0,
     }
@@ -136,10 +153,10 @@ def test_the_daily_report_counts_a_days_play_by_variant(http: Http) -> None:
         r for r in before["days"] if r["day"] != str(today)
     ]
 
-    mine = {"games_started": 3, "games_finished": 2, "stakes": 2_080, "payouts": 100}
+    mine = {"games_started": 2, "games_finished": 1, "stakes": 1_560, "payouts": 0}
     for key in ("period", "month_to_date", "lifetime"):
         change = _diff(before[key], after[key], (*COUNTS, "ggr"))
-        assert change == {**mine, "refunds": 1_040, "ggr": 2_080 - 100 - 1_040}, key
+        assert change == {**mine, "refunds": 1_040, "ggr": 1_560 - 0 - 1_040}, key
     for count in COUNTS:
         assert after["period"][count] == sum(r[count] for r in after["days"])
         assert after["lifetime"][count] >= after["month_to_date"][count]
@@ -242,12 +259,15 @@ def test_a_day_reconciles_and_a_worker_stores_it(
     assert computed["reconciled"] is True
     assert computed["mismatches"] == []
     assert (computed["stored"], computed["computed_at"]) == (False, None)
-    gbp = computed["currencies"]["GBP"]
-    assert gbp["balanced"] is True
+    gbp, sandbox = computed["currencies"]["GBP"], computed["currencies"]["XTS"]
+    assert (gbp["balanced"], gbp["sandbox"]) == (True, False)
     assert gbp["events"] == gbp["ledger"]
-    assert gbp["events"]["stake"] >= 2_080
-    assert gbp["events"]["winnings"] >= 100
+    assert gbp["events"]["stake"] >= 1_560
     assert gbp["events"]["refund"] >= 1_040
+    # the certification game's money reconciles on the sandbox's own line
+    assert (sandbox["balanced"], sandbox["sandbox"]) == (True, True)
+    assert sandbox["events"]["stake"] >= 520
+    assert sandbox["events"]["winnings"] >= 100
     # Three stakes, a collection and a void today, and their five ledger transactions.
     assert computed["events_checked"] >= 5
     assert computed["ledger_transactions_checked"] >= 5

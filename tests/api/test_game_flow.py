@@ -81,24 +81,28 @@ def test_a_whole_certification_game_from_deal_to_collect(http: Http) -> None:
     # ... with the salt of its commitment, so anyone can check the deck was the one committed.
     assert shuffle.deck_matches(easy_deck(), done["server_seed"], done["seed_commitment"])
 
+    # A certification game's money is the sandbox's: the real wallet keeps its 2,000.
     wallet_now = http.get(f"/v1/players/{player.id}/wallet", player.token).get_json()
-    assert wallet_now["balance"] == 2_000 - 1_040 + 5_200
-    assert wallet_now["held"] == 0
+    assert (wallet_now["balance"], wallet_now["held"]) == (2_000, 0)
+    assert wallet_now["sandbox"] == {"currency": "XTS", "balance": -1_040 + 5_200, "held": 0}
     assert wallet_now["open_game_id"] is None
 
-    ledger = http.get(f"/v1/players/{player.id}/ledger", player.token).get_json()["items"]
+    path = f"/v1/players/{player.id}/ledger?wallet=sandbox"
+    ledger = http.get(path, player.token).get_json()["items"]
     assert [(line["kind"], line["amount"]) for line in ledger] == [
         ("winnings", 5_200),
         ("stake", -1_040),
-        ("deposit", 2_000),
     ]
-    assert [line["balance_after"] for line in ledger] == [6_160, 960, 2_000]
+    assert [line["balance_after"] for line in ledger] == [4_160, -1_040]
     assert ledger[0]["cause_stream"] == f"game-{game.id}"
+    real = http.get(f"/v1/players/{player.id}/ledger", player.token).get_json()["items"]
+    assert [(line["kind"], line["amount"]) for line in real] == [("deposit", 2_000)]
 
     history = http.get(f"/v1/players/{player.id}/history", player.token).get_json()["items"]
     assert len(history) == 1
     line = history[0]
     assert (line["game_id"], line["status"], line["certification"]) == (game.id, "collected", True)
+    assert line["currency"] == "XTS"
     assert (line["stake"], line["payout"], line["net"], line["foundation_count"]) == (
         1_040,
         5_200,

@@ -162,13 +162,15 @@ def test_a_game_over_real_http_from_deposit_to_wallet(
         assert collected["status"] == "collected"
         assert collected["payout"] == 50  # one card at 520 * 5 / 52
 
+        # A certification game is played for the sandbox: the real balance is as deposited.
         wallet = _check(http.get(f"{players}/wallet", headers=me, timeout=10), 200)
         assert wallet == {
             "player_id": player_id,
             "currency": "GBP",
-            "balance": 5_200 - 520 + 50,
+            "balance": 5_200,
             "held": 0,
             "open_game_id": None,
+            "sandbox": {"currency": "XTS", "balance": -520 + 50, "held": 0},
         }
         assert _check(http.get(f"{players}/wallet", timeout=10), 401)["status"] == 401
 

@@ -12,6 +12,7 @@ import psycopg
 import pytest
 from werkzeug.test import TestResponse
 
+from tests.api.books import balance, sandbox_balance
 from tests.api.client import Http, assert_problem
 from tests.api.factories import Player, PlayerFactory, WalletFactory, deal_certification
 from tests.builders import turnable_deck
@@ -42,20 +43,14 @@ def event_types(conn: DbConn, stream: str) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def ledger_kinds(conn: DbConn, player_id: str) -> list[tuple[str, int]]:
+def ledger_kinds(conn: DbConn, player_id: str, wallet: str = "player") -> list[tuple[str, int]]:
+    """What moved a player's wallet: the real one, or (``"sandbox"``) certification games'."""
     rows = conn.execute(
         "SELECT t.kind, p.amount FROM postings p JOIN ledger_transactions t USING (transaction_id)"
         " WHERE p.account_id = %s ORDER BY p.posting_id",
-        (f"player:{player_id}",),
+        (f"{wallet}:{player_id}",),
     ).fetchall()
     return [(str(kind), int(amount)) for kind, amount in rows]
-
-
-def balance(http: Http, player: Player) -> int:
-    wallet = http.get(f"/v1/players/{player.id}/wallet", player.token)
-    assert wallet.status_code == 200
-    found: int = wallet.get_json()["balance"]
-    return found
 
 
 def assert_replay(first: TestResponse, again: TestResponse) -> None:
@@ -297,7 +292,8 @@ def test_an_operator_deal_retry_returns_the_first_game(http: Http, admin_conn: D
     before = footprint(admin_conn)
     assert_replay(first, http.post("/v1/games", http.operator_key, json=body, headers=key))
     assert footprint(admin_conn) == before
-    assert balance(http, player) == 2_000 - STAKE
+    # one stake, in the sandbox: a certification deal moves no real money
+    assert (balance(http, player), sandbox_balance(http, player)) == (2_000, -STAKE)
 
 
 def test_another_deal_under_a_used_key_is_refused_not_game_in_progress(
@@ -422,15 +418,16 @@ def test_a_collect_retry_returns_the_first_response_and_pays_once(
     collected = first.get_json()
     assert (collected["status"], collected["payout"]) == ("collected", WIN_RATE)
     before = footprint(admin_conn)
-    paid = balance(table.http, table.player)
-    assert paid == 10_400 - STAKE + WIN_RATE
+    paid = sandbox_balance(table.http, table.player)  # a certification game's money
+    assert paid == -STAKE + WIN_RATE
 
     again = table.post("collect", **key)
     assert_replay(first, again)
     assert footprint(admin_conn) == before
-    assert balance(table.http, table.player) == paid
+    assert sandbox_balance(table.http, table.player) == paid
     assert table.events(admin_conn)[-1] == "Collected"
-    assert ledger_kinds(admin_conn, table.player.id).count(("winnings", WIN_RATE)) == 1
+    paid_out = ledger_kinds(admin_conn, table.player.id, "sandbox")
+    assert paid_out.count(("winnings", WIN_RATE)) == 1
 
     # Without the key, a second collect is refused: the game is over.
     assert_problem(table.post("collect"), 409, "game-finished", rule="game-over")
@@ -448,15 +445,15 @@ def test_a_void_retry_returns_the_first_response_and_refunds_once(
     voided = first.get_json()
     assert (voided["status"], voided["refund"], voided["payout"]) == ("voided", STAKE, 0)
     before = footprint(admin_conn)
-    assert balance(table.http, table.player) == 10_400
+    assert sandbox_balance(table.http, table.player) == 0  # a certification game's money
 
     again = table.http.post(
         path, table.http.operator_key, json={"reason": "table fault"}, headers=key
     )
     assert_replay(first, again)
     assert footprint(admin_conn) == before
-    assert balance(table.http, table.player) == 10_400
-    assert ledger_kinds(admin_conn, table.player.id).count(("refund", STAKE)) == 1
+    assert sandbox_balance(table.http, table.player) == 0
+    assert ledger_kinds(admin_conn, table.player.id, "sandbox").count(("refund", STAKE)) == 1
 
     refused = table.http.post(
         path, table.http.operator_key, json={"reason": "another"}, headers=key

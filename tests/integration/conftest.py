@@ -59,6 +59,10 @@ class World:
     def balance(self, player: PlayerRow) -> int:
         return self.c.players.wallet(player.player_id).balance
 
+    def sandbox_balance(self, player: PlayerRow) -> int:
+        """The net of the player's certification games (easy_game deals one)."""
+        return self.c.players.wallet(player.player_id).sandbox.balance
+
 
 @pytest.fixture
 def world(container: Container) -> World:

@@ -144,7 +144,7 @@ def test_beat_collects_idle_games_keeps_the_daily_totals_and_signs_checkpoints(
         assert fresh_container.anchors.findings(uow) == []
     state = fresh_container.games.game(game_id).state
     assert (state.end_reason, state.payout) == ("timeout", 100)
-    assert world.balance(player) == 100
+    assert world.sandbox_balance(player) == 100 - 520  # a certification game's money
     events = fresh_admin_conn.execute(
         "SELECT count(*) FROM events WHERE stream_id = %s AND type = 'Collected'",
         (f"game-{game_id}",),

@@ -17,6 +17,7 @@ from events import chain
 from events.catalog import CardDrawn, CardTurned
 from events.records import NewEvent, RecordedEvent
 from service.wiring import Container
+from tests.dbtools import SERVICE_ROLE
 
 
 def _stream() -> str:
@@ -220,10 +221,10 @@ def test_lock_and_idle_timeouts_are_set_on_pooled_sessions(container: Container)
     with container.unit_of_work() as uow:
         lock = uow.conn.execute("SHOW lock_timeout").fetchone()
         idle = uow.conn.execute("SHOW idle_in_transaction_session_timeout").fetchone()
-        role = uow.conn.execute("SELECT current_user").fetchone()
+        role = uow.conn.execute("SELECT session_user, current_user").fetchone()
     assert lock is not None
     assert lock[0] == "5s"
     assert idle is not None
     assert idle[0] == "30s"
-    assert role is not None
-    assert role[0] == "vegas_app"
+    # Logged in as the service's own role, working as the group role that holds its grants.
+    assert role == (SERVICE_ROLE, "vegas_app")

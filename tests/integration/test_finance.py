@@ -23,7 +23,8 @@ def _today() -> date:
 
 
 def _scenario(world: World) -> dict[str, str]:
-    """Draw-1: one game collected with 3 cards (150), one voided; draw-3: one left open."""
+    """Draw-1: one game collected with 3 cards (150), a certification deal, so played for the
+    sandbox currency (XTS); one voided; draw-3: one left open. The last two are real money."""
     a = world.player(balance=10_000)
     won = world.easy_game(a)
     gid = uuid.UUID(won.state.game_id)
@@ -54,18 +55,29 @@ def test_daily_totals_are_projected_once_however_often_the_projector_runs(
     assert (first, again) == (5, 0)  # 3 stakes, 1 collect, 1 void; nothing new the 2nd time
     with fresh_container.unit_of_work() as uow:
         report = finance.daily_report(uow, _today(), _today(), "GBP")
+        sandbox = finance.daily_report(uow, _today(), _today(), "XTS")
+    assert (report.sandbox, sandbox.sandbox) == (False, True)
     by_variant = {line.variant: line for line in report.lines}
     draw1, draw3 = by_variant["vegas-draw1"], by_variant["vegas-draw3"]
-    assert (draw1.totals.games_started, draw1.totals.games_finished) == (2, 2)
-    assert (draw1.totals.stakes, draw1.totals.payouts, draw1.totals.refunds) == (1_560, 150, 1_040)
-    assert draw1.totals.ggr == 1_560 - 150 - 1_040
-    assert draw1.totals.rtp == "0.2885"  # 150 / (1560 - 1040)
-    assert draw1.held_at_end == 0
+    # Real money: the voided game only; the certification game is never in real GGR or RTP.
+    assert (draw1.totals.games_started, draw1.totals.games_finished) == (1, 1)
+    assert (draw1.totals.stakes, draw1.totals.payouts, draw1.totals.refunds) == (1_040, 0, 1_040)
+    assert (draw1.totals.ggr, draw1.totals.rtp, draw1.held_at_end) == (0, None, 0)
     assert (draw3.totals.games_started, draw3.totals.games_finished) == (1, 0)
     assert draw3.held_at_end == 2_080
     assert draw3.totals.rtp == "0.0000"
-    assert report.lifetime.stakes == 3_640
-    assert report.month_to_date.payouts == 150
+    assert report.lifetime.stakes == 3_120
+    assert report.month_to_date.payouts == 0
+    # The sandbox's own report: the certification game, and nothing else.
+    (played,) = [line for line in sandbox.lines if line.totals.games_started]
+    assert played.variant == "vegas-draw1"
+    assert (played.totals.games_finished, played.totals.stakes, played.totals.payouts) == (
+        1,
+        520,
+        150,
+    )
+    assert (played.totals.ggr, played.totals.rtp) == (520 - 150, "0.2885")  # 150 / 520
+    assert (sandbox.lifetime.stakes, sandbox.lifetime.payouts) == (520, 150)
 
 
 def test_the_report_has_zero_rows_for_days_without_play(fresh_container: Container) -> None:
@@ -84,6 +96,7 @@ def test_the_report_has_zero_rows_for_days_without_play(fresh_container: Contain
     with fresh_container.unit_of_work() as uow:
         euros = finance.daily_report(uow, _today(), _today(), "EUR")
     assert all(line.totals.games_started == 0 for line in euros.lines)
+    assert not euros.sandbox
 
 
 def test_the_report_as_csv(fresh_container: Container) -> None:
@@ -97,8 +110,14 @@ def test_the_report_as_csv(fresh_container: Container) -> None:
         "day", "variant", "currency", "games_started", "games_finished", "stakes", "payouts",
         "refunds", "ggr", "rtp", "held_at_end",
     ]  # fmt: skip
-    assert f"{_today().isoformat()},vegas-draw1,GBP,2,2,1560,150,1040,370,0.2885,0" in lines
-    assert lines[-1].startswith("lifetime,all,GBP,3,2,3640,150,1040,2450")
+    assert f"{_today().isoformat()},vegas-draw1,GBP,1,1,1040,0,1040,0,,0" in lines
+    assert lines[-1].startswith("lifetime,all,GBP,2,1,3120,0,1040,2080")
+    # The certification game is on the sandbox's own report, labelled by its currency.
+    with fresh_container.unit_of_work() as uow:
+        text = finance.report_csv(finance.daily_report(uow, _today(), _today(), "XTS"))
+    lines = text.splitlines()
+    assert f"{_today().isoformat()},vegas-draw1,XTS,1,1,520,150,0,370,0.2885,0" in lines
+    assert lines[-1].startswith("lifetime,all,XTS,1,1,520,150,0,370")
 
 
 def test_a_day_reconciles_when_the_ledger_matches_the_events(fresh_container: Container) -> None:
@@ -107,19 +126,23 @@ def test_a_day_reconciles_when_the_ledger_matches_the_events(fresh_container: Co
         result = finance.reconcile(uow, _today())
     assert result["reconciled"] is True
     assert result["mismatches"] == []
-    gbp = result["currencies"]["GBP"]
+    gbp, sandbox = result["currencies"]["GBP"], result["currencies"]["XTS"]
     no_duels = {"duel-fee": 0, "duel-prize": 0, "duel-refund": 0}
     assert (
         gbp["events"]
         == gbp["ledger"]
         == {
-            "stake": 3_640,
-            "winnings": 150,
+            "stake": 3_120,
+            "winnings": 0,
             "refund": 1_040,
             **no_duels,
         }
     )
-    assert gbp["balanced"] is True
+    assert (gbp["balanced"], gbp["sandbox"]) == (True, False)
+    # The certification game's money reconciles on the sandbox's own line.
+    expected = {"stake": 520, "winnings": 150, "refund": 0, **no_duels}
+    assert sandbox["events"] == sandbox["ledger"] == expected
+    assert (sandbox["balanced"], sandbox["sandbox"]) == (True, True)
 
 
 def test_reconciliation_lists_a_tampered_transaction_by_game(
@@ -141,11 +164,12 @@ def test_reconciliation_lists_a_tampered_transaction_by_game(
             "game_id": games["won"],
             "event": f"game-{games['won']} v9",
             "check": "ledger-vs-events",
-            "expected": "winnings 150 GBP",
-            "found": "winnings 999 GBP",
+            "expected": "winnings 150 XTS",
+            "found": "winnings 999 XTS",
         }
     ]
-    assert result["currencies"]["GBP"]["balanced"] is False
+    assert result["currencies"]["XTS"]["balanced"] is False
+    assert result["currencies"]["GBP"]["balanced"] is True
 
 
 def test_a_stored_reconciliation_is_read_back(fresh_container: Container) -> None:

@@ -184,10 +184,11 @@ def test_a_failure_after_collected_is_appended_leaves_neither_event_nor_payout(
     monkeypatch.undo()
     assert "Collected" not in _stream_types(admin_conn, game_id)
     assert _ledger(admin_conn, game_id) == [("stake", 520, 1)]
-    assert world.balance(player) == 0
+    # a certification game: its money is the sandbox's, the real wallet keeps its 520
+    assert (world.balance(player), world.sandbox_balance(player)) == (520, -520)
     done = world.c.games.collect(as_player(player.player_id), game_id)
     assert done.state.payout == 200
-    assert world.balance(player) == 200
+    assert (world.balance(player), world.sandbox_balance(player)) == (520, -520 + 200)
     assert _ledger(admin_conn, game_id) == [("stake", 520, 1), ("winnings", 200, 11)]
 
 
@@ -268,7 +269,7 @@ def test_collect_pays_the_winnings_and_ends_the_game(
         3,
     )
     assert done.ended_at is not None
-    assert world.balance(player) == 150
+    assert (world.balance(player), world.sandbox_balance(player)) == (520, -520 + 150)
     assert _ledger(admin_conn, game_id)[-1] == ("winnings", 150, 9)
     row = world.c.games.history(player.player_id)[0]
     assert (row.status, row.payout, row.net, row.foundation_count) == ("collected", 150, -370, 3)
@@ -301,7 +302,7 @@ def test_a_won_game_pays_five_times_the_stake(world: World) -> None:
     assert loaded.state.status == "complete"
     done = world.c.games.collect(me, game_id)
     assert done.state.payout == 2_600 == 5 * 520
-    assert world.balance(player) == 2_600
+    assert (world.balance(player), world.sandbox_balance(player)) == (520, 2_600 - 520)
 
 
 def test_void_refunds_the_stake_and_reveals_the_seed(

@@ -54,7 +54,7 @@ def test_a_game_idle_past_the_limit_is_collected_with_its_winnings(
     assert collect_idle(world.c.games, world.c.unit_of_work, DAY) == [uuid.UUID(game_id)]
     done = world.c.games.game(uuid.UUID(game_id)).state
     assert (done.status, done.end_reason, done.payout) == ("collected", "timeout", 100)
-    assert world.balance(player) == 100
+    assert world.sandbox_balance(player) == 100 - 520  # a certification game's money
     assert world.c.games.game(uuid.UUID(fresh)).state.status == "in_progress"
 
 
@@ -105,7 +105,7 @@ def test_two_collectors_at_once_collect_exactly_once(
             )
             == 1
         )
-    assert [world.balance(p) for p in players] == [50, 50, 50, 50]
+    assert [world.sandbox_balance(p) for p in players] == [50 - 520] * 4  # certification games
 
 
 def test_a_game_played_since_the_scan_is_left_alone(

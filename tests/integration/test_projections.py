@@ -71,11 +71,16 @@ def test_rebuild_finds_and_repairs_a_damaged_projection(
 
 
 def test_the_rebuild_command_reports_no_differences(
-    container: Container, database_url: str, settings: Any, monkeypatch: Any
+    container: Container,
+    database_url: str,
+    migration_database_url: str,
+    settings: Any,
+    monkeypatch: Any,
 ) -> None:
     from service import create_app
 
     monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("MIGRATION_DATABASE_URL", migration_database_url)
     monkeypatch.setenv("SEED_ENCRYPTION_KEYS", settings.seed_keys[0])
     monkeypatch.setenv("APP_ENV", "test")
     runner = CliRunner()

@@ -26,6 +26,7 @@ from service.verification import CHECKS, GameVerification, verify_game
 from service.views import full_view, player_view
 from service.wiring import Container
 from tests.builders import SEED, pile
+from tests.dbtools import SERVICE_ROLE
 from tests.integration.conftest import OPERATOR, World, as_player
 
 AUDITOR = Actor("auditor-1", "auditor")
@@ -55,12 +56,12 @@ def _quoted(text: str) -> set[str]:
 
 def _events_as_the_app_reads_them(container: Container, game_id: uuid.UUID) -> str:
     with container.unit_of_work() as uow:
-        role = uow.conn.execute("SELECT current_user").fetchone()
+        role = uow.conn.execute("SELECT session_user, current_user").fetchone()
         rows = uow.conn.execute(
             "SELECT data::text FROM events WHERE stream_id = %s ORDER BY version",
             (game_stream(game_id),),
         ).fetchall()
-    assert role == ("vegas_app",)
+    assert role == (SERVICE_ROLE, "vegas_app")
     assert rows
     return "\n".join(str(r[0]) for r in rows)
 
