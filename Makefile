@@ -44,7 +44,7 @@ run: migrate
 	@echo "  First API key, in another terminal:"
 	@echo "    APP_ENV=development $(BIN)/flask --app service keys create --role operator --name my-operator"
 	@echo
-	$(BIN)/honcho --procfile service/Procfile --app-root . start --port $${PORT:-8000}
+	exec $(BIN)/python -m service.run
 
 bench: install
 	$(BIN)/python -m tests.benchmarks $(SUITES)

@@ -58,18 +58,31 @@ def with_user(url: str, user: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{quote(user, safe='')}@{host}"))
 
 
-def embedded_server_url(data_dir: Path) -> str:
-    """Start (or join) the embedded PostgreSQL in ``data_dir/pg``; its admin URL.
+def embedded_server(data_dir: Path) -> Any:
+    """Start (or join) the embedded PostgreSQL in ``data_dir/pg`` (a pgserver handle).
 
     pgserver keeps one server per data folder, shared by every process that asks for it, and
-    stops it when the last of them exits."""
+    stops it when the last of them exits normally (under `make run`, service/database_keeper.py
+    stops it with the rest)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
         from pgserver.postgres_server import get_server
 
         data_dir.mkdir(parents=True, exist_ok=True)
-        server = get_server(data_dir / "pg", cleanup_mode="stop")
-    return str(server.get_uri())
+        return get_server(data_dir / "pg", cleanup_mode="stop")
+
+
+def stop_embedded_server(server: Any) -> None:
+    """Stop the embedded server now, whoever else uses it: a fast shutdown rolls back open
+    transactions and ends every session (nothing half-done survives), then stops."""
+    from pgserver._commands import pg_ctl  # type: ignore[attr-defined]
+
+    pg_ctl(["-w", "-m", "fast", "stop"], pgdata=server.pgdata, user=server.system_user)
+
+
+def embedded_server_url(data_dir: Path) -> str:
+    """Start (or join) the embedded PostgreSQL in ``data_dir/pg``; its admin URL."""
+    return str(embedded_server(data_dir).get_uri())
 
 
 # Provisioning runs one at a time on a server (several processes start together under

@@ -1,0 +1,193 @@
+"""`make run`'s supervision, for real: the processes it starts (``python -m service.run``, what
+`make run` execs) restart alone when they crash while the API keeps serving, die with the
+supervisor even when it is killed with -9 (the port is free again, the embedded database
+stopped), and stop cleanly on SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+import psutil
+import requests
+
+from service.config import PROJECT_ROOT, Settings
+from tests.workers import worker_environment
+
+START_TIMEOUT = 90.0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def _wait(condition: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return condition()
+
+
+class Service:
+    def __init__(self, process: subprocess.Popen[bytes], port: int, log: Path) -> None:
+        self.process = process
+        self.port = port
+        self.log = log
+        self.supervisor = psutil.Process(process.pid)
+
+    def healthy(self) -> bool:
+        try:
+            return requests.get(f"http://127.0.0.1:{self.port}/healthz", timeout=2).ok
+        except requests.RequestException:
+            return False
+
+    def program(self, name: str) -> psutil.Process | None:
+        """The supervisor's child running ``name`` (web, worker, beat or database)."""
+        marks = {
+            "web": "gunicorn",
+            "worker": " worker ",
+            "beat": " beat ",
+            "database": "database_keeper",
+        }
+        for child in self.supervisor.children():
+            try:
+                if marks[name] in " ".join(child.cmdline()) + " ":
+                    return child
+            except psutil.NoSuchProcess:
+                continue
+        return None
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")[-4000:]
+
+
+@contextmanager
+def supervised(env: dict[str, str], tmp: Path) -> Iterator[Service]:
+    port = _free_port()
+    env = env | {"PORT": str(port), "WEB_WORKERS": "1", "WORKER_CONCURRENCY": "1"}
+    log = tmp / "run.log"
+    with log.open("wb") as out:
+        if "DATABASE_URL" not in env:  # (the suite has migrated its own database already)
+            # `make run` is `make migrate`, then `python -m service.run`.
+            migrate = [sys.executable, "-m", "flask", "--app", "service", "db", "upgrade"]
+            subprocess.run(migrate, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=out, check=True)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service.run"],
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    service = Service(process, port, log)
+    everything: list[psutil.Process] = []
+    try:
+        assert _wait(service.healthy, START_TIMEOUT), service.output()
+        everything = service.supervisor.children(recursive=True)
+        yield service
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        for leftover in everything:  # never leave a process behind, whatever the test did
+            with suppress(psutil.NoSuchProcess):
+                leftover.kill()
+
+
+def _environment(settings: Settings, tmp: Path, *, embedded: bool) -> dict[str, str]:
+    env = worker_environment(
+        settings, DATA_DIR=str(tmp / "data"), CELERY_QUEUE=f"vegas-sup-{uuid.uuid4().hex[:8]}"
+    )
+    if embedded:  # the embedded database and the filesystem broker, as a bare `make run`
+        for name in ("DATABASE_URL", "MIGRATION_DATABASE_URL", "CELERY_BROKER_URL"):
+            env.pop(name, None)
+    return env
+
+
+def test_a_crashed_process_is_restarted_alone_and_the_api_keeps_serving(
+    settings: Settings, tmp_path: Path
+) -> None:
+    with supervised(_environment(settings, tmp_path, embedded=False), tmp_path) as service:
+        database = service.program("database")
+        assert database is None or not database.is_running()  # DATABASE_URL: nothing to keep
+        for name in ("worker", "beat", "web"):
+            before = service.program(name)
+            assert before is not None, service.output()
+            others = {n: service.program(n) for n in ("web", "worker", "beat") if n != name}
+            old_pid = before.pid
+            before.kill()
+            if name != "web":
+                assert service.healthy(), f"the API stopped with the {name}"
+
+            def restarted(name: str = name, old: int = old_pid) -> bool:
+                now = service.program(name)
+                return now is not None and now.pid != old
+
+            assert _wait(restarted, 30), service.output()
+            assert _wait(service.healthy, 30), service.output()
+            for other, process in others.items():  # the rest kept running, untouched
+                assert process is not None
+                assert process.is_running(), f"{other} stopped when {name} was killed"
+                assert service.program(other) == process
+
+
+def test_the_processes_die_with_a_killed_supervisor(settings: Settings, tmp_path: Path) -> None:
+    """Embedded: the keeper stops the embedded PostgreSQL too, and a second start is clean."""
+    env = _environment(settings, tmp_path, embedded=True)
+    pgdata = str(tmp_path / "data" / "pg")
+
+    def embedded_postgres() -> list[psutil.Process]:
+        found = []
+        for process in psutil.process_iter(["cmdline"]):
+            cmdline = process.info["cmdline"] or []
+            if "-D" in cmdline and pgdata in cmdline:
+                found.append(process)
+        return found
+
+    with supervised(env, tmp_path) as service:
+        assert embedded_postgres()
+        children = service.supervisor.children(recursive=True)
+        os.kill(service.process.pid, signal.SIGKILL)
+        service.process.wait(10)
+
+        def all_gone() -> bool:
+            return not any(p.is_running() and p.status() != "zombie" for p in children)
+
+        assert _wait(all_gone, 30), [p.cmdline() for p in children if p.is_running()]
+        assert _wait(lambda: _port_free(service.port), 10)
+        assert _wait(lambda: not embedded_postgres(), 30)
+    with supervised(env, tmp_path) as again:  # the same port and data folder start cleanly
+        assert again.healthy()
+
+
+def test_sigterm_stops_everything_cleanly(settings: Settings, tmp_path: Path) -> None:
+    with supervised(_environment(settings, tmp_path, embedded=False), tmp_path) as service:
+        children = service.supervisor.children(recursive=True)
+        service.process.send_signal(signal.SIGTERM)
+        assert service.process.wait(60) == 0, service.output()
+        assert not any(p.is_running() for p in children)
+        assert _port_free(service.port)
