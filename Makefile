@@ -10,12 +10,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install lint test migrate run bench clean
+.PHONY: help install lint test migrate run bench drill clean
 
 help:
 	@echo "make run    install what is needed and start the service"
 	@echo "make test   install what is needed, then ruff, mypy and the whole test suite"
 	@echo "make bench  print the benchmark figures"
+	@echo "make drill  run the fault drills against a service of their own"
 	@echo "make migrate  apply pending database migrations"
 
 $(STAMP): pyproject.toml
@@ -48,6 +49,11 @@ run: migrate
 
 bench: install
 	$(BIN)/python -m tests.benchmarks $(SUITES)
+
+# The fault drills: the service as `make run` starts it, under load, with kill -9s and a
+# database outage; exits non-zero unless nothing was lost or paid twice (README: Fault drills).
+drill: install
+	$(BIN)/python -m tests.drill
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,109 @@
+"""What the drill reads straight from the database for its checks (as the superuser of its own
+embedded server: the drill's data folder holds nothing but the drill's own run)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from tests.drill.checks import EventFact, Facts, GameFact, LedgerFact
+
+# Every event with the request that wrote it and the database transaction that did (xmin):
+# one request applied twice shows as its events written by two transactions. A transfer's
+# own id comes along, so one deposit recorded twice shows too.
+EVENTS_SQL = """
+SELECT stream_id, version, type, metadata->>'request_id', xmin::text,
+       data->>'transaction_id'
+  FROM events
+ ORDER BY position
+"""
+
+# Every ledger transaction with its request and writing transaction, as for the events.
+LEDGER_SQL = """
+SELECT client_transaction_id, kind, amount, request_id, xmin::text
+  FROM ledger_transactions
+"""
+
+# The betting history (a projection): how each game stands and what it paid.
+GAMES_SQL = """
+SELECT game_id::text, status, payout
+  FROM game_history
+"""
+
+# Postings summed per currency: double entry means every currency sums to exactly zero.
+LEDGER_SUMS_SQL = """
+SELECT a.currency, COALESCE(SUM(p.amount), 0)::bigint
+  FROM accounts a
+  LEFT JOIN postings p ON p.account_id = a.account_id
+ GROUP BY a.currency
+ ORDER BY a.currency
+"""
+
+# Accounts whose kept balance is not the sum of their postings.
+BALANCE_MISMATCHES_SQL = """
+SELECT b.account_id, b.balance, COALESCE(SUM(p.amount), 0)::bigint
+  FROM account_balances b
+  LEFT JOIN postings p ON p.account_id = b.account_id
+ GROUP BY b.account_id, b.balance
+HAVING b.balance <> COALESCE(SUM(p.amount), 0)
+"""
+
+# Games still open once every client has collected its own: nobody is left to play them.
+OPEN_GAMES_SQL = """
+SELECT game_id::text, player_id::text, last_event_at
+  FROM game_history
+ WHERE ended_at IS NULL
+"""
+
+# Every audit, how far it got and what it found.
+AUDITS_SQL = """
+SELECT a.audit_id::text, a.status, a.total,
+       (SELECT count(*) FROM audit_units u WHERE u.audit_id = a.audit_id),
+       (SELECT count(*) FROM audit_findings f WHERE f.audit_id = a.audit_id),
+       EXTRACT(EPOCH FROM COALESCE(a.finished_at, statement_timestamp()) - a.created_at)
+  FROM audits a
+ ORDER BY a.created_at
+"""
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    audit_id: str
+    status: str
+    total: int
+    checked: int
+    findings: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Books:
+    ledger_sums: dict[str, int]
+    balance_mismatches: list[tuple[str, int, int]]
+    open_games: list[tuple[str, str, Any]]
+    audits: list[AuditRow]
+
+
+def read_facts(url: str) -> Facts:
+    with psycopg.connect(url) as conn:
+        events = [
+            EventFact(stream, version, kind, request_id, txid, transaction_id)
+            for stream, version, kind, request_id, txid, transaction_id in conn.execute(EVENTS_SQL)
+        ]
+        ledger = [LedgerFact(*row) for row in conn.execute(LEDGER_SQL)]
+        games = {row[0]: GameFact(*row) for row in conn.execute(GAMES_SQL)}
+    return Facts(events, ledger, games)
+
+
+def read_books(url: str) -> Books:
+    with psycopg.connect(url) as conn:
+        sums = {currency.strip(): int(total) for currency, total in conn.execute(LEDGER_SUMS_SQL)}
+        mismatches = [(a, int(b), int(s)) for a, b, s in conn.execute(BALANCE_MISMATCHES_SQL)]
+        open_games = [tuple(row) for row in conn.execute(OPEN_GAMES_SQL)]
+        audits = [
+            AuditRow(a, status, int(total), int(checked), int(findings), float(seconds))
+            for a, status, total, checked, findings, seconds in conn.execute(AUDITS_SQL)
+        ]
+    return Books(sums, mismatches, open_games, audits)

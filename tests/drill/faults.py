@@ -1,0 +1,247 @@
+"""The faults, injected while the load runs, and how long the service took to recover from
+each: the first successful request sent after the fault ended (for the Celery worker, the
+first background task finished after it)."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import psutil
+
+from tests.drill.client import Api, Timeline
+from tests.drill.config import DrillConfig
+from tests.drill.service import EmbeddedDatabase, Service, port_is_free
+
+#: How long a supervisor may take to stop everything after one process died.
+GRACE = 5.0
+#: How often the drill looks at the timeline, an audit or a process.
+POLL = 0.1
+
+
+@dataclass
+class FaultResult:
+    name: str
+    #: Seconds from the start of the load.
+    at: float
+    detail: str = ""
+    #: Seconds from the end of the fault (the kill; the database's return) to the first
+    #: success after it; None: not within the recovery deadline.
+    recovered: float | None = None
+    #: Attempts sent between the fault and the recovery that failed (5xx, none, timeout).
+    failed_attempts: int = 0
+    #: The service could not recover by itself (its supervisor exited and the drill had to
+    #: start it again, as systemd would).
+    supervisor_died: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+class Faults:
+    def __init__(
+        self,
+        service: Service,
+        database: EmbeddedDatabase,
+        timeline: Timeline,
+        config: DrillConfig,
+        *,
+        auditor: str,
+        probe_player: Callable[[], str | None],
+        log: Callable[[str], None],
+    ) -> None:
+        self.service = service
+        self.db = database
+        self.timeline = timeline
+        self.config = config
+        self.auditor = auditor
+        self.probe_player = probe_player
+        self.log = log
+        self.api = Api(service.base, timeline, config.request_deadline)
+        self.rng = random.Random()
+        self.started = time.monotonic()
+        #: Audits started to keep the Celery worker busy: they too must finish.
+        self.audits: list[str] = []
+
+    def _result(self, name: str) -> FaultResult:
+        return FaultResult(name, round(time.monotonic() - self.started, 1))
+
+    # --- waiting for recovery ---------------------------------------------------------------
+
+    def _first_ok(self, result: FaultResult, since: float) -> None:
+        """Wait for the first successful request sent after ``since``; give up early if the
+        whole service is gone (then nothing will answer until it is started again)."""
+        deadline = since + self.config.recovery_deadline
+        while time.monotonic() < deadline:
+            first = self.timeline.first_ok_after(since)
+            if first is not None:
+                result.recovered = first.done - since
+                result.failed_attempts = len(self.timeline.failures(since, first.done))
+                return
+            if not self.service.alive():
+                break
+            time.sleep(POLL)
+        result.failed_attempts = len(self.timeline.failures(since, time.monotonic()))
+
+    def _supervisor_check(self, result: FaultResult, since: float) -> bool:
+        """Whether the fault took the whole service down (a supervisor that stops everything
+        when one process dies takes a moment to do it, hence the grace). If it did, the drill
+        says so and starts it again, as systemd would, so that the drill goes on: that counts
+        against the service."""
+        time.sleep(max(0.0, since + GRACE - time.monotonic()))
+        if self.service.alive():
+            return False
+        result.supervisor_died = True
+        result.notes.append("the whole service stopped; restarted by the drill")
+        self.log(f"{result.name}: the service's supervisor exited; starting it again")
+        self.service.start()
+        self.service.wait_ready(self.config.recovery_deadline)
+        return True
+
+    # --- the faults -------------------------------------------------------------------------
+
+    def api_worker(self) -> FaultResult:
+        """kill -9 of one gunicorn worker while requests are in flight."""
+        result = self._result("kill -9 of an API worker")
+        workers = self.service.api_workers()
+        if not workers:
+            result.notes.append("no gunicorn worker found")
+            return result
+        victim = self.rng.choice(workers)
+        result.detail = f"pid {victim.pid} of {len(workers)} workers"
+        self.log(f"{result.name}: {result.detail}")
+        with contextlib.suppress(psutil.NoSuchProcess):
+            victim.kill()
+        killed = time.monotonic()
+        self._first_ok(result, killed)
+        if self._supervisor_check(result, killed):
+            self._first_ok(result, killed)
+        return result
+
+    def celery_worker(self) -> FaultResult:
+        """kill -9 of the Celery worker (its main process and its pool) while it checks a
+        whole-history audit; recovered when a new audit finishes on the restarted worker.
+        Meanwhile the API must go on serving."""
+        result = self._result("kill -9 of the Celery worker mid-task")
+        busy = self._busy_audit()
+        worker = self.service.celery_worker()
+        if worker is None:
+            result.notes.append("no Celery worker found")
+            return result
+        try:
+            victims = [worker, *worker.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            victims = [worker]
+        for process in victims:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.kill()
+        killed = time.monotonic()
+        result.detail = f"pids {', '.join(str(p.pid) for p in victims)}; {busy}"
+        self.log(f"{result.name}: {result.detail}")
+        result.recovered = self._probe_audit(killed)
+        if self._supervisor_check(result, killed):
+            result.notes.append("the API stopped answering when the worker died")
+            result.recovered = self._probe_audit(killed)
+        until = killed + (result.recovered or self.config.recovery_deadline)
+        served = [a for a in self.timeline.snapshot() if killed <= a.sent <= until]
+        result.failed_attempts = len(self.timeline.failures(killed, until))
+        answered = sum(a.outcome == "ok" for a in served)
+        result.notes.append(f"the API answered {answered} of {len(served)} attempts meanwhile")
+        return result
+
+    def _busy_audit(self) -> str:
+        """Start whole-history audits (two, so the worker's pool has a queue) and wait until
+        one is being checked; a description of how far it had got."""
+        for _ in range(2):
+            started = self.api.post("/v1/audits", self.auditor, {})
+            if started.ok:
+                self.audits.append(started.body["id"])
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and self.audits:
+            audit = self.api.get(f"/v1/audits/{self.audits[0]}", self.auditor, deadline=5)
+            if audit.ok and audit.body["status"] != "running":
+                return f"audit finished before the kill ({audit.body['total']} units)"
+            if audit.ok and audit.body["checked"] > 0:
+                return f"audit at {audit.body['checked']}/{audit.body['total']} units"
+            time.sleep(POLL)
+        return "no audit under way at the kill"
+
+    def _probe_audit(self, since: float) -> float | None:
+        """Seconds from ``since`` until a small audit (one player's) sent after it finished:
+        the worker is back and takes new work. None if the deadline passes, or the whole
+        service stops meanwhile."""
+        player = self.probe_player()
+        deadline = since + self.config.recovery_deadline
+        audit_id: str | None = None
+        while player is not None and time.monotonic() < deadline and self.service.alive():
+            if audit_id is None:
+                started = self.api.post(
+                    "/v1/audits", self.auditor, {"player_id": player}, deadline=5
+                )
+                if started.ok:
+                    audit_id = started.body["id"]
+                    self.audits.append(audit_id)
+            else:
+                audit = self.api.get(f"/v1/audits/{audit_id}", self.auditor, deadline=5)
+                if audit.ok and audit.body["status"] != "running":
+                    return time.monotonic() - since
+            time.sleep(0.5)
+        return None
+
+    def whole_service(self) -> FaultResult:
+        """kill -9 of the supervisor and all its children; then, as systemd would, a restart
+        after a short pause. The clients keep retrying throughout."""
+        result = self._result("kill -9 of the whole service")
+        pids = self.service.kill_all()
+        killed = time.monotonic()
+        result.detail = f"{len(pids)} processes; restarted after {self.config.restart_delay:g} s"
+        self.log(f"{result.name}: {result.detail}")
+        time.sleep(self.config.restart_delay)
+        if not port_is_free(self.service.port):
+            result.notes.append(f"port {self.service.port} still taken after the kill")
+        self.service.start()
+        with contextlib.suppress(TimeoutError):
+            ready = self.service.wait_ready(self.config.recovery_deadline)
+            result.notes.append(f"ready {ready:.1f} s after the restart")
+        self._first_ok(result, killed)
+        return result
+
+    def database(self) -> FaultResult:
+        """The database stopped (fast shutdown: every connection cut) for a while, then
+        started again exactly as before. In embedded mode a service process that connects
+        anew starts the server itself (pgserver does); a real outage cannot be undone from the
+        service, so the drill stops it again until the outage is over, and says so."""
+        result = self._result("database outage")
+        self.db.stop()
+        down = time.monotonic()
+        self.log(f"{result.name}: stopped for {self.config.db_outage:g} s")
+        restarted = 0
+        while time.monotonic() < down + self.config.db_outage:
+            if self.db.running():
+                restarted += 1
+                with contextlib.suppress(subprocess.CalledProcessError):
+                    self.db.stop()
+            time.sleep(POLL)
+        if not self.db.running():
+            self.db.start()
+        back = time.monotonic()
+        if restarted:
+            result.notes.append(
+                f"the service started the embedded database {restarted} times during the "
+                "outage (stopped again by the drill)"
+            )
+        during = self.timeline.failures(down, back)
+        slowest = max((a.done - a.sent for a in during), default=0.0)
+        result.detail = (
+            f"{back - down:.1f} s down; {len(during)} failed attempts meanwhile, the slowest "
+            f"answered in {slowest:.1f} s"
+        )
+        self._first_ok(result, back)
+        if self._supervisor_check(result, back):
+            self._first_ok(result, back)
+        return result
+
+    def close(self) -> None:
+        self.api.close()
