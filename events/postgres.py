@@ -2,97 +2,48 @@
 to several streams, ledger postings and projections commit or roll back together.
 
 Ordering the log for tailing readers. Positions come from an identity column, and a position is
-taken when a row is inserted, not when its transaction commits: without care, a reader could
-see position 11 committed while position 10's transaction is still open, move its checkpoint
-past 10, and never see it. We chose the technique the ``eventsourcing`` library uses: every
-append first takes one transaction-scoped lock (here a PostgreSQL advisory lock, which needs no
-privilege beyond SELECT/INSERT, unlike LOCK TABLE ... EXCLUSIVE), so inserts into the log happen
-one transaction at a time and positions become visible in commit order. A position can then only
-be missing for good (a rolled-back transaction), never "late", and a reader may simply read
-``position > checkpoint``. The price is that appends are serialised; gap detection would allow
-parallel appends but needs readers to wait out every gap, and the serialised design is the one
-that is easy to prove. ``make bench`` reports what it costs.
+taken when a row is inserted, not when its transaction commits: a reader could see position 11
+committed while position 10's transaction is still open, move its checkpoint past 10, and never
+see it. Appends do not queue on one lock for this (they did: every append held one advisory lock
+until its commit, so positions became visible in order, at the price of one writer at a time,
+through the commit's flush). Instead a reader tails only up to the log's horizon (the database
+function log_horizon, migration 0014): the last position handed out, once every transaction that
+could still commit at or below it has ended; read_all and the checkpoints read that way. A
+position can then be missing below the horizon only for good (a rolled-back transaction), never
+"late" (tests/integration/test_event_store_pg.py proves it under late commits).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from psycopg import sql
+from psycopg import pq, sql
 
-from events.chain import GENESIS, canonical_json
+from events.chain import canonical_json
 from events.records import ConcurrencyConflict, NewEvent, RecordedEvent
 from events.store import check_stream_id
 
-#: The advisory lock key that serialises appends to the log (any constant, used nowhere else).
+#: The advisory lock key of the writers that run one at a time (deals, money, duels: see
+#: UnitOfWork.lock_for_write); appends themselves no longer take it.
 APPEND_LOCK_KEY = 7_406_512_340
 
-# Take the append lock; held until the transaction ends. Re-entrant within a transaction.
+# Take the writers' lock; held until the transaction ends. Re-entrant within a transaction.
 LOCK_SQL = sql.SQL("SELECT pg_advisory_xact_lock({key})").format(key=APPEND_LOCK_KEY)
 
-# Append one event after the stream's head, if and only if the head is at the expected version.
-# The hash (the database function event_hash, the encoding events.chain documents) covers the
-# database clock's timestamp, so it is computed here. One event is the common case: a command.
-APPEND_ONE_SQL = """
-WITH start AS (
-    SELECT coalesce((SELECT hash FROM events
-                      WHERE stream_id = %(stream_id)s AND version = head.version),
-                    %(genesis)s) AS prev_hash
-      FROM (SELECT coalesce(max(version), 0) AS version
-              FROM events WHERE stream_id = %(stream_id)s) AS head
-     WHERE head.version = %(expected_version)s
-)
-INSERT INTO events (stream_id, version, event_id, type, schema_version, data, metadata,
-                    recorded_at, prev_hash, hash)
-SELECT %(stream_id)s, %(expected_version)s::int + 1, %(event_id)s::uuid, %(type)s::text,
-       %(schema_version)s::int, %(data)s::text::jsonb, %(metadata)s::text::jsonb,
-       statement_timestamp(), s.prev_hash,
-       event_hash(s.prev_hash, %(stream_id)s::text, %(expected_version)s::int + 1,
-                  %(event_id)s::uuid, %(type)s::text, %(schema_version)s::int,
-                  statement_timestamp(), %(data)s::text, %(metadata)s::text)
-  FROM start s
-RETURNING position, stream_id, version, event_id, type, schema_version, data, metadata,
-          recorded_at, prev_hash, hash
-"""
-
-# The same for several events: each one's hash chains on the one before, hence the recursion.
-APPEND_MANY_SQL = """
-WITH RECURSIVE
-input AS (
-    SELECT e.n, e.event_id, e.type, e.schema_version, e.data, e.metadata
-      FROM unnest(%(event_ids)s::uuid[], %(types)s::text[], %(schema_versions)s::int[],
-                  %(data)s::text[], %(metadata)s::text[])
-           WITH ORDINALITY AS e(event_id, type, schema_version, data, metadata, n)
-),
-start AS (
-    SELECT head.version,
-           coalesce((SELECT hash FROM events
-                      WHERE stream_id = %(stream_id)s AND version = head.version),
-                    %(genesis)s) AS hash
-      FROM (SELECT coalesce(max(version), 0) AS version
-              FROM events WHERE stream_id = %(stream_id)s) AS head
-     WHERE head.version = %(expected_version)s
-),
-chain (n, version, prev_hash, hash) AS (
-    SELECT 0::bigint, version, NULL::text, hash FROM start
-    UNION ALL
-    SELECT i.n, c.version + 1, c.hash,
-           event_hash(c.hash, %(stream_id)s, c.version + 1, i.event_id, i.type,
-                      i.schema_version, statement_timestamp(), i.data, i.metadata)
-      FROM chain c
-      JOIN input i ON i.n = c.n + 1
-)
-INSERT INTO events (stream_id, version, event_id, type, schema_version, data, metadata,
-                    recorded_at, prev_hash, hash)
-SELECT %(stream_id)s, c.version, i.event_id, i.type, i.schema_version, i.data::jsonb,
-       i.metadata::jsonb, statement_timestamp(), c.prev_hash, c.hash
-  FROM chain c
-  JOIN input i ON i.n = c.n
- ORDER BY c.n
-RETURNING position, stream_id, version, event_id, type, schema_version, data, metadata,
-          recorded_at, prev_hash, hash
+# Append events after the stream's head, if and only if the head is at the expected version:
+# the function (migration 0014) chains each event's hash on the one before (the database
+# function event_hash, the encoding events.chain documents; it covers the database clock's
+# timestamp, so it is computed there) and raises unique_violation for any other head, so nothing
+# pipelined after it can commit without its events. One statement, one plan.
+APPEND_SQL = """
+SELECT position, stream_id, version, event_id, type, schema_version, data, metadata,
+       recorded_at, prev_hash, hash
+  FROM append_events(%(stream_id)s, %(expected_version)s, %(event_ids)s::uuid[],
+                     %(types)s::text[], %(schema_versions)s::int[], %(data)s::text[],
+                     %(metadata)s::text[])
 """
 
 COLUMNS = (
@@ -110,13 +61,10 @@ SELECT {COLUMNS}
  ORDER BY version
 """
 
-# The whole log after a checkpoint, in position order.
+# The whole log after a checkpoint, in position order, up to the log's horizon (the function
+# waits out the transactions that could still commit below it, then reads).
 READ_ALL_SQL = f"""
-SELECT {COLUMNS}
-  FROM events
- WHERE position > %(after_position)s
- ORDER BY position
- LIMIT %(limit)s
+SELECT {COLUMNS} FROM read_log(%(after_position)s, %(limit)s)
 """
 
 # A stream's head version (0 for a stream with no events).
@@ -129,6 +77,76 @@ def _record(row: Sequence[Any]) -> RecordedEvent:
     return RecordedEvent(*row)
 
 
+@contextmanager
+def conflicts(stream_id: str, expected_version: int) -> Iterator[None]:
+    """A head other than the expected one (the append function's unique_violation, or a racing
+    insert of the same version) is a ConcurrencyConflict, never a silent drop."""
+    try:
+        yield
+    except psycopg.errors.UniqueViolation as exc:
+        raise ConcurrencyConflict(stream_id, expected_version) from exc
+
+
+def append_params(
+    stream_id: str, events: Sequence[NewEvent], expected_version: int
+) -> dict[str, Any]:
+    """The parameters of an append_events call (and of the calls that wrap it)."""
+    check_stream_id(stream_id)
+    return {
+        "stream_id": stream_id,
+        "expected_version": expected_version,
+        "event_ids": [e.event_id for e in events],
+        "types": [e.type for e in events],
+        "schema_versions": [e.schema_version for e in events],
+        "data": [canonical_json(e.data) for e in events],
+        "metadata": [canonical_json(e.metadata) for e in events],
+    }
+
+
+def send_appending(
+    conn: psycopg.Connection[Any], statement: str, params: dict[str, Any]
+) -> PendingAppend:
+    """Send a statement that appends (append_events, or a function that calls it) and returns
+    the recorded rows, through a pipeline so even its first use is one round trip: the
+    caller's pipeline if one is open (its answer then comes with the caller's sync), else one
+    of its own. Prepared explicitly: psycopg does not auto-prepare in a pipeline."""
+    stream_id, expected_version = params["stream_id"], params["expected_version"]
+    cur = conn.cursor()
+    count = len(params["types"])
+    if count:
+        with conflicts(stream_id, expected_version):
+            if conn.pgconn.pipeline_status != pq.PipelineStatus.OFF:
+                cur.execute(statement, params, prepare=True)
+            else:
+                with conn.pipeline():
+                    cur.execute(statement, params, prepare=True)
+    return PendingAppend(cur, stream_id, expected_version, count)
+
+
+class PendingAppend:
+    """An append sent to the server whose recorded events are read once its answer is in."""
+
+    def __init__(
+        self, cur: psycopg.Cursor[Any], stream_id: str, expected_version: int, count: int
+    ) -> None:
+        self._cur = cur
+        self._stream_id = stream_id
+        self._expected_version = expected_version
+        self._count = count
+        self._records: list[RecordedEvent] | None = None
+
+    def records(self) -> list[RecordedEvent]:
+        if self._records is None:
+            rows = []
+            if self._count:
+                with self._cur, conflicts(self._stream_id, self._expected_version):
+                    rows = self._cur.fetchall()
+            if len(rows) != self._count:  # pragma: no cover - the function appends all or raises
+                raise ConcurrencyConflict(self._stream_id, self._expected_version)
+            self._records = [_record(row) for row in rows]
+        return self._records
+
+
 class PostgresEventStore:
     """The event store on one connection; the caller owns the transaction."""
 
@@ -138,48 +156,16 @@ class PostgresEventStore:
     def append(
         self, stream_id: str, events: Sequence[NewEvent], expected_version: int
     ) -> list[RecordedEvent]:
-        check_stream_id(stream_id)
-        if not events:
-            return []
-        params: dict[str, Any] = {
-            "stream_id": stream_id,
-            "expected_version": expected_version,
-            "genesis": GENESIS,
-        }
-        if len(events) == 1:
-            (event,) = events
-            statement = APPEND_ONE_SQL
-            params |= {
-                "event_id": event.event_id,
-                "type": event.type,
-                "schema_version": event.schema_version,
-                "data": canonical_json(event.data),
-                "metadata": canonical_json(event.metadata),
-            }
-        else:
-            statement = APPEND_MANY_SQL
-            params |= {
-                "event_ids": [e.event_id for e in events],
-                "types": [e.type for e in events],
-                "schema_versions": [e.schema_version for e in events],
-                "data": [canonical_json(e.data) for e in events],
-                "metadata": [canonical_json(e.metadata) for e in events],
-            }
-        try:
-            # The lock and the insert travel together, answered at one Sync: one round trip.
-            with self._conn.cursor() as cur:
-                with self._conn.pipeline():
-                    # Prepared explicitly: psycopg does not auto-prepare inside a pipeline, and
-                    # planning the CTE costs as much as running it.
-                    cur.execute(LOCK_SQL, prepare=True)
-                    cur.execute(statement, params, prepare=True)
-                rows = cur.fetchall()
-        except psycopg.errors.UniqueViolation as exc:
-            # Only possible if a writer bypassed the lock; still a conflict, never a silent drop.
-            raise ConcurrencyConflict(stream_id, expected_version) from exc
-        if len(rows) != len(events):
-            raise ConcurrencyConflict(stream_id, expected_version)
-        return [_record(row) for row in rows]
+        return self.send_append(stream_id, events, expected_version).records()
+
+    def send_append(
+        self, stream_id: str, events: Sequence[NewEvent], expected_version: int
+    ) -> PendingAppend:
+        """Send the append and read its answer later: inside a pipeline, the statements queued
+        after it travel with it, and the COMMIT too, in one round trip."""
+        return send_appending(
+            self._conn, APPEND_SQL, append_params(stream_id, events, expected_version)
+        )
 
     def read_stream(
         self, stream_id: str, *, after_version: int = 0, to_version: int | None = None

@@ -3,16 +3,25 @@
 Secrets are 256-bit random tokens shown once; only their SHA-256 is stored (they are random, so
 a slow password hash would add nothing). Keys start ``vsk_`` and tokens ``vsp_`` so a leaked
 secret is recognisable in logs and scanners.
+
+Every request authenticates, so a process keeps what it verified for ``verified_for`` (2 s): a
+key or session found valid is taken as valid that long without asking the database, and a
+session's use is written (its idle clock restarted) at most once every ``touch_every`` (60 s).
+A revocation through this process takes effect at once in it (its cache is emptied) and in every
+other process within ``verified_for``; a session's idle timeout counts from its last write, so it
+may lapse up to a minute early, never late.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import cast
 
 from service.context import Actor, RequestContext, Role
@@ -53,17 +62,43 @@ class Session:
     idle_timeout: timedelta
 
 
+@dataclass(frozen=True, slots=True)
+class _Verified:
+    """A secret this process found valid: when (its clock), and until when at the latest."""
+
+    principal: Principal
+    verified_at: float
+    touched_at: float  # a session's last write of its use (a key's: its verification)
+    expires_at: datetime | None  # a session's hard expiry
+
+
 class Access:
+    #: How many verified secrets a process keeps before starting afresh.
+    CACHE_SIZE = 100_000
+
     def __init__(
         self,
         unit_of_work: Callable[[], UnitOfWork],
         *,
         session_idle: timedelta = timedelta(minutes=30),
         session_max_age: timedelta = timedelta(hours=8),
+        verified_for: float = 2.0,
+        touch_every: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._uow = unit_of_work
         self.session_idle = session_idle
         self.session_max_age = session_max_age
+        self.verified_for = verified_for
+        self.touch_every = touch_every
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._verified: dict[str, _Verified] = {}
+
+    def forget(self) -> None:
+        """Drop every cached verification: the next use of each secret asks the database."""
+        with self._lock:
+            self._verified.clear()
 
     def create_key(self, name: str, role: str) -> str:
         """A new staff key; the secret is returned once and never stored."""
@@ -91,6 +126,7 @@ class Access:
                     {"action": "revoke-minted", "key": name, "sessions": count},
                 )
             uow.commit()
+        self.forget()
         return key_id is not None
 
     def revoke_session(self, request: RequestContext, token: str) -> bool:
@@ -105,6 +141,7 @@ class Access:
                     player_id=player_id,
                 )
             uow.commit()
+        self.forget()
         return player_id is not None
 
     def revoke_player_sessions(self, request: RequestContext, player_id: uuid.UUID) -> int:
@@ -120,6 +157,7 @@ class Access:
                 player_id=player_id,
             )
             uow.commit()
+        self.forget()
         return count
 
     def list_keys(self) -> list[KeyRow]:
@@ -148,20 +186,60 @@ class Access:
         """The principal a bearer secret stands for, or None if it is unknown, revoked or
         expired. Using a session keeps it alive for another idle period."""
         digest = _digest(secret)
-        with self._uow() as uow:
-            if secret.startswith(KEY_PREFIX):
-                found = uow.access.find_key(digest)
-                if found is None:
-                    return None
-                key_id, _, role = found
-                if role not in STAFF_ROLES:
-                    return None
-                # The key's own id, never its name: a name can be reused by a later key.
-                return Principal(Actor(key_actor(key_id), cast(Role, role)))
-            if secret.startswith(TOKEN_PREFIX):
-                player_id = uow.access.touch_session(digest, self.session_idle)
-                uow.commit()
-                if player_id is None:
-                    return None
-                return Principal(Actor(str(player_id), "player"), player_id)
+        now = self._clock()
+        known = self._verified.get(digest)
+        if (
+            known is not None
+            and now - known.verified_at < self.verified_for
+            and (known.expires_at is None or datetime.now(UTC) < known.expires_at)
+        ):
+            return known.principal
+        if secret.startswith(KEY_PREFIX):
+            return self._remember(digest, self._find_key(digest), now, now, None)
+        if secret.startswith(TOKEN_PREFIX):
+            touch = known is None or now - known.touched_at >= self.touch_every
+            with self._uow() as uow:
+                uow.outside_transaction()  # one statement: its own transaction
+                if touch:
+                    found = uow.access.touch_session(digest, self.session_idle)
+                else:
+                    found = uow.access.check_session(digest, self.session_idle)
+            if found is None:
+                self._remember(digest, None, now, now, None)
+                return None
+            player_id, expires_at = found
+            touched = now if touch or known is None else known.touched_at
+            principal = Principal(Actor(str(player_id), "player"), player_id)
+            return self._remember(digest, principal, now, touched, expires_at)
         return None
+
+    def _find_key(self, digest: str) -> Principal | None:
+        with self._uow() as uow:
+            uow.outside_transaction()
+            found = uow.access.find_key(digest)
+        if found is None:
+            return None
+        key_id, _, role = found
+        if role not in STAFF_ROLES:
+            return None
+        # The key's own id, never its name: a name can be reused by a later key.
+        return Principal(Actor(key_actor(key_id), cast(Role, role)))
+
+    def _remember(
+        self,
+        digest: str,
+        principal: Principal | None,
+        now: float,
+        touched_at: float,
+        expires_at: datetime | None,
+    ) -> Principal | None:
+        """Keep a valid secret's verification; forget an invalid one (never cached: a refused
+        secret is asked about again, so a new key or session is never refused from memory)."""
+        with self._lock:
+            if principal is None:
+                self._verified.pop(digest, None)
+                return None
+            if len(self._verified) >= self.CACHE_SIZE:
+                self._verified.clear()
+            self._verified[digest] = _Verified(principal, now, touched_at, expires_at)
+        return principal

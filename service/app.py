@@ -24,6 +24,7 @@ from service.api.problems import (
     from_http_exception,
     problem_response,
 )
+from service.api.rendering import FastJSON
 from service.api.requests import request_id
 from service.api.schemas import ProblemSchema
 from service.config import Settings
@@ -62,6 +63,7 @@ def create_app(
     factory: Callable[[], Container] | None = None,
 ) -> Flask:
     app = Flask(__name__)
+    app.json = FastJSON(app)
     app.config.update(
         API_TITLE=API_TITLE,
         API_VERSION="1",

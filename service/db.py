@@ -11,7 +11,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import select
+import time
 import warnings
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -286,11 +289,36 @@ class CappedBackoff(AttemptWithBackoff):
         self.delay = min(self.delay, self.cap)
 
 
+#: A connection returned to the pool this recently is lent again without a liveness check: the
+#: check is a round trip of its own, and under load nearly every checkout is of such a one.
+RECENTLY_USED_S = 1.0
+
+
 class ResilientPool(ConnectionPool):
     """psycopg's pool, reconnecting with a capped backoff (psycopg_pool offers no setting for
-    it; this hooks the one place it starts an attempt)."""
+    it; this hooks the one place it starts an attempt), and checking a connection on checkout
+    only when it has been idle a while (``check_if_idle``)."""
 
     max_reconnect_delay = 2.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._returned: weakref.WeakKeyDictionary[psycopg.Connection[Any], float] = (
+            weakref.WeakKeyDictionary()
+        )
+        super().__init__(*args, check=self.check_if_idle, reset=self._note_return, **kwargs)
+
+    def _note_return(self, conn: psycopg.Connection[Any]) -> None:
+        self._returned[conn] = time.monotonic()
+
+    def check_if_idle(self, conn: psycopg.Connection[Any]) -> None:
+        """A connection that died with the server is found and replaced on checkout, not handed
+        to a request to fail with. One in use a moment ago is checked without a round trip: an
+        idle connection's socket has nothing to read unless the server has said goodbye (a
+        terminated backend, a shutdown) or closed it."""
+        returned = self._returned.get(conn)
+        recent = returned is not None and time.monotonic() - returned <= RECENTLY_USED_S
+        if not recent or conn.closed or select.select([conn.pgconn.socket], [], [], 0)[0]:
+            ConnectionPool.check_connection(conn)
 
     def _add_connection(self, attempt: AttemptWithBackoff | None, growing: bool = False) -> None:
         if attempt is None:
@@ -391,9 +419,6 @@ def create_pool(url: str, settings: Settings, *, name: str = "vegas") -> Connect
         max_size=settings.pool_max_size,
         kwargs=kwargs,
         configure=configure,
-        # A connection that died with the server is found and replaced on checkout, not
-        # handed to a request to fail with.
-        check=ConnectionPool.check_connection,
         timeout=settings.pool_timeout_s,
         name=name,
         open=False,

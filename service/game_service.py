@@ -16,11 +16,14 @@ from datetime import datetime
 from functools import partial
 from typing import overload
 
+import orjson
+
 from events.catalog import Collected, GameEvent, Voided
 from events.codec import decode_game
+from events.postgres import PendingAppend, conflicts
 from events.records import ConcurrencyConflict, NewEvent, RecordedEvent
 from service import game as g
-from service import ledger, shuffle
+from service import ledger, shuffle, snapshots
 from service.clock import Clock, system_clock
 from service.context import Actor, RequestContext, event_metadata
 from service.errors import CertificationDisabled, GameInProgress, NotFound, VersionMismatch
@@ -28,7 +31,7 @@ from service.games import game_named
 from service.paytable import Paytable, Quote, paytable_for
 from service.rules.cards import Card
 from service.seeds import SeedVault
-from service.storage.projections import HistoryRow, history_row
+from service.storage.projections import HistoryRow
 from service.storage.seeds import DECK, SEED
 from service.unit_of_work import UnitOfWork
 
@@ -49,6 +52,14 @@ class LoadedGame:
     last_event_at: datetime
     ended_at: datetime | None
     replayed: bool = False  # true when an idempotent retry is answered from the first result
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """What a command causes: its events, and the game's state after them."""
+
+    events: list[GameEvent]
+    state: g.Game
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,9 +179,14 @@ class Games:
             events = g.decide(g.INITIAL, command)
             stream = game_stream(game_id)
             meta = event_metadata(request, table.id, table.version, rules.rules_version)
-            recorded = uow.events.append(
-                stream, [NewEvent.of(e, meta) for e in events], expected_version=0
-            )
+            state = g.fold(events)
+            recorded = uow.game_writes.send(
+                stream,
+                [NewEvent.of(e, meta) for e in events],
+                0,
+                _history_of(state),
+                self._snapshot(0, state),
+            ).records()
             self._post_money(uow, stream, 0, str(player_id), str(game_id), events)
             uow.seeds.add(game_id, self._vault.key_id, self._vault.encrypt(secret), kind)
             if certification is not None:  # a known deal: auditors see every one of them
@@ -183,8 +199,7 @@ class Games:
                     amount=stake,
                     currency=table.currency,
                 )
-            loaded = self._after(None, g.fold(events), recorded)
-            self._project(uow, loaded)
+            loaded = self._after(None, state, recorded)
             uow.remember(request, {"game_id": str(game_id), "version": loaded.state.version})
             uow.commit()
         self._cache.put(stream, loaded)
@@ -286,22 +301,40 @@ class Games:
         retry: bool = True,
     ) -> LoadedGame:
         """Load, decide, append at the loaded version; on a conflict reload and try once more.
-        ``make`` builds the command, given the decrypted secret when the command reveals it."""
+        ``make`` builds the command, given the decrypted secret when the command reveals it.
+
+        Without an Idempotency-Key the reads run outside any transaction, and a command that
+        moves no money is written by one statement that is its own transaction (the events,
+        appended under the log's lock at the loaded version, and the history row). One that
+        moves money sends that statement, the ledger's and the COMMIT in one pipeline
+        (UnitOfWork.one_trip). With a key, the claim opens the transaction first, so a retry
+        waits for the first attempt and answers as it did."""
         stream = game_stream(game_id)
         for attempt in (1, 2):
             try:
                 with self._uow() as uow:
-                    stored = uow.claim(request)
-                    if stored is not None:
-                        return self._replayed(uow, stored)
+                    if request.idempotency_key is None:
+                        uow.outside_transaction()
+                    else:
+                        stored = uow.claim(request)
+                        if stored is not None:
+                            return self._replayed(uow, stored)
                     loaded = self._load(uow, game_id, request.actor)
                     if loaded.state.info is not None and loaded.state.info.duel_id is not None:
                         raise NotFound("game", game_id)  # a seat's game plays through its duel
-                    after, _ = self.command_in(
-                        uow, request, loaded, make, expected_version, reveals_seed=reveals_seed
+                    decided = self._decide(
+                        uow, loaded, make, expected_version, reveals_seed=reveals_seed
                     )
-                    uow.remember(request, {"game_id": str(game_id), "version": after.state.version})
-                    uow.commit()
+                    if request.idempotency_key is None and not _moves_money(decided.events):
+                        # One statement, outside any transaction: it commits by itself.
+                        pending = self._write(uow, request, loaded, decided)
+                    else:
+                        with conflicts(stream, loaded.state.version), uow.one_trip():
+                            uow.lock_for_write()  # money: one writer at a time, as deals
+                            pending = self._write(uow, request, loaded, decided)
+                            version = decided.state.version
+                            uow.remember(request, {"game_id": str(game_id), "version": version})
+                    after = self._after(loaded, decided.state, pending.records())
                 self._cache.put(stream, after)
                 return after
             except ConcurrencyConflict:
@@ -321,27 +354,55 @@ class Games:
     ) -> tuple[LoadedGame, list[GameEvent]]:
         """Decide one command on a loaded game and append what it causes, with its money and
         projections, in the caller's transaction (which commits, then calls ``remember``)."""
+        decided = self._decide(uow, loaded, make, expected_version, reveals_seed=reveals_seed)
+        uow.lock_for_write()
+        pending = self._write(uow, request, loaded, decided)
+        return self._after(loaded, decided.state, pending.records()), decided.events
+
+    def _decide(
+        self,
+        uow: UnitOfWork,
+        loaded: LoadedGame,
+        make: Callable[[Secret], g.Command],
+        expected_version: int | None,
+        *,
+        reveals_seed: bool,
+    ) -> Decided:
+        """What a command on the loaded game causes (reads only: the secret, if it needs it)."""
         state = loaded.state
         info = state.info
         assert info is not None
-        game_id = uuid.UUID(info.game_id)
-        stream = game_stream(game_id)
         if expected_version is not None and expected_version != state.version:
             raise VersionMismatch(expected_version, state.version)
+        stream = game_stream(info.game_id)
         secret = self.secret_in(uow, _secret_id(info)) if reveals_seed else NO_SECRET
         sealed = _SealedCards(partial(self._sealed, uow, stream, state))
         redeal = partial(self._redeal_shuffle, uow, state)
         events = g.decide(state, make(secret), sealed, redeal, self.clock())
-        uow.lock_for_write()
+        return Decided(events, g.fold(events, state))
+
+    def _write(
+        self, uow: UnitOfWork, request: RequestContext, loaded: LoadedGame, decided: Decided
+    ) -> PendingAppend:
+        """Send a decided command's events (with the history row) and money, appended at the
+        loaded version."""
+        state = loaded.state
+        info = state.info
+        assert info is not None
+        stream = game_stream(info.game_id)
         meta = event_metadata(request, *self._paytable_of(info), info.rules_version)
         # Append first: a concurrent writer that got in since the load is caught by the
         # expected version here, before any money is posted for its events.
-        recorded = uow.events.append(stream, [NewEvent.of(e, meta) for e in events], state.version)
-        self._post_money(uow, stream, state.version, state.player_id, state.game_id, events)
-        after = self._after(loaded, g.fold(events, state), recorded)
-        self._project(uow, after)
-        self._log_significant(uow, request, after.state, events)
-        return after, events
+        pending = uow.game_writes.send(
+            stream,
+            [NewEvent.of(e, meta) for e in decided.events],
+            state.version,
+            _history_of(decided.state),
+            self._snapshot(state.version, decided.state),
+        )
+        self._post_money(uow, stream, state.version, state.player_id, state.game_id, decided.events)
+        self._log_significant(uow, request, decided.state, decided.events)
+        return pending
 
     def load_in(self, uow: UnitOfWork, game_id: uuid.UUID) -> LoadedGame:
         """A game's state, read in the caller's transaction."""
@@ -415,6 +476,7 @@ class Games:
         """A game's state, now or at ``to_version``. A player asking for another player's game
         gets NotFound, exactly as for a game that does not exist."""
         with self._uow() as uow:
+            uow.outside_transaction()  # one stream's events: one statement
             if to_version is None:
                 return self._load(uow, game_id, actor)
             records = uow.events.read_stream(game_stream(game_id), to_version=to_version)
@@ -425,10 +487,14 @@ class Games:
             return loaded
 
     def owner(self, game_id: uuid.UUID) -> uuid.UUID | None:
-        """Whose game this is (None if there is no such game), from the history projection
-        that every deal writes in its own transaction: cheap enough to ask before anything
-        else about a request."""
+        """Whose game this is (None if there is no such game): from a cached state (a game's
+        player never changes), else from the history projection that every deal writes in its
+        own transaction. Cheap enough to ask before anything else about a request."""
+        cached = self._cache.get(game_stream(game_id))
+        if cached is not None:
+            return uuid.UUID(cached.state.player_id)
         with self._uow() as uow:
+            uow.outside_transaction()
             row = uow.projections.game_row(game_id)
         return row.player_id if row is not None else None
 
@@ -468,8 +534,10 @@ class Games:
             return uow.projections.history(player_id, before=before, limit=limit)
 
     def _load(self, uow: UnitOfWork, game_id: uuid.UUID, actor: Actor | None) -> LoadedGame:
+        """A game's state: the cached one brought up to date, else its snapshot's and the events
+        after it, else the fold of its whole stream."""
         stream = game_stream(game_id)
-        cached = self._cache.get(stream)
+        cached = self._cache.get(stream) or self._from_snapshot(uow, stream)
         after_version = cached.state.version if cached else 0
         records = uow.events.read_stream(stream, after_version=after_version)
         if cached is None and not records:
@@ -482,9 +550,27 @@ class Games:
         )
         assert loaded is not None
         self._check_owner(loaded.state, game_id, actor)
-        if records:
-            self._cache.put(stream, loaded)
+        self._cache.put(stream, loaded)
         return loaded
+
+    def _from_snapshot(self, uow: UnitOfWork, stream: str) -> LoadedGame | None:
+        """The game as its snapshot row left it, if it has one this service wrote for this
+        game in the state's present shape (else None: the stream is folded instead)."""
+        row = uow.game_writes.snapshot(stream)
+        if row is None or not self._vault.check_mac(row.state.encode(), row.mac):
+            return None
+        state = snapshots.decode(orjson.loads(row.state))
+        if state is None or state.version != row.version or game_stream(state.game_id) != stream:
+            return None
+        ended = row.last_event_at if state.is_over else None
+        return LoadedGame(state, row.started_at, row.last_event_at, ended)
+
+    def _snapshot(self, before: int, state: g.Game) -> tuple[str, str] | None:
+        """The new state's snapshot and its MAC, when the command is due to write one."""
+        if not snapshots.due(before, state.version):
+            return None
+        text = orjson.dumps(snapshots.encode(state)).decode()
+        return text, self._vault.mac(text.encode())
 
     @staticmethod
     def _check_owner(state: g.Game, game_id: uuid.UUID, actor: Actor | None) -> None:
@@ -570,15 +656,6 @@ class Games:
                 currency=event.currency,
             )
 
-    @staticmethod
-    def _project(uow: UnitOfWork, loaded: LoadedGame) -> None:
-        info = loaded.state.info
-        if info is not None and info.duel_id is not None:
-            return  # a seat's game is no bet of its own: its duel's rows tell its story
-        uow.projections.save_history(
-            [history_row(loaded.state, loaded.started_at, loaded.last_event_at, loaded.ended_at)]
-        )
-
 
 def played_for(table: Paytable, certification: bool) -> Paytable:
     """The player's paytable, in the money the game is played for (ledger.game_currency): the
@@ -617,6 +694,19 @@ def new_deal(
         seed = shuffle.new_server_seed()
     deck = shuffle.derive_deck(seed, client_seed, decks)
     return NewDeal(SEED, seed, shuffle.ALGORITHM, shuffle.commitment(seed), deck)
+
+
+def _history_of(state: g.Game) -> g.Game | None:
+    """The game whose betting-history row a write refreshes: none for a duel seat's game (no
+    bet of its own: its duel's rows tell its story)."""
+    info = state.info
+    return None if info is not None and info.duel_id is not None else state
+
+
+def _moves_money(events: Sequence[GameEvent]) -> bool:
+    """Whether the events end the game (a payout, a refund, perhaps a significant event): then
+    the write is a transaction with the ledger's statements, not a statement alone."""
+    return any(isinstance(e, Collected | Voided) for e in events)
 
 
 def _secret_id(info: g.GameInfo) -> uuid.UUID:

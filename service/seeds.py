@@ -7,6 +7,7 @@ first run and reused after."""
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -25,6 +26,16 @@ class SeedVault:
         self._fernet = MultiFernet([Fernet(k.encode()) for k in keys])
         # A short, non-secret name for the encrypting key, recorded beside each ciphertext.
         self.key_id = hashlib.sha256(keys[0].encode()).hexdigest()[:16]
+        # A key of its own for MACs (of snapshot rows), derived from the newest key.
+        self._mac_key = hashlib.sha256(b"vegas-mac\0" + keys[0].encode()).digest()
+
+    def mac(self, message: bytes) -> str:
+        """HMAC-SHA256 of ``message`` under the service's key: what the service itself wrote
+        can be told from anything else in its database."""
+        return hmac.new(self._mac_key, message, hashlib.sha256).hexdigest()
+
+    def check_mac(self, message: bytes, mac: str) -> bool:
+        return hmac.compare_digest(self.mac(message), mac)
 
     def encrypt(self, seed: bytes) -> bytes:
         return self._fernet.encrypt(seed)

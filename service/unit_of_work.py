@@ -1,8 +1,15 @@
-"""One database transaction with every store bound to it. It rolls back unless committed."""
+"""One database transaction with every store bound to it. It rolls back unless committed.
+
+The hot path (a game command) reads outside any transaction and writes in one round trip:
+``outside_transaction`` puts the connection in autocommit, so each read is one statement with no
+BEGIN or COMMIT around it, and ``one_trip`` then sends every write and the COMMIT together as one
+pipeline. Leaving the unit of work puts the connection back as the pool lent it.
+"""
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from types import TracebackType
 from typing import Any
 
@@ -14,6 +21,7 @@ from service.context import RequestContext
 from service.storage.access import AccessStore
 from service.storage.checkpoints import CheckpointStore
 from service.storage.duels import DuelStore
+from service.storage.game_writes import GameWrites
 from service.storage.idempotency import IdempotencyStore
 from service.storage.ledger import LedgerStore
 from service.storage.projections import ProjectionStore
@@ -32,11 +40,13 @@ class UnitOfWork:
     significant: SignificantStore
     duels: DuelStore
     checkpoints: CheckpointStore
+    game_writes: GameWrites
 
     def __init__(self, pool: ConnectionPool) -> None:
         self._pool = pool
         self._lease: AbstractContextManager[psycopg.Connection[Any]] | None = None
         self._committed = False
+        self._autocommit = False
 
     def __enter__(self) -> UnitOfWork:
         self._lease = self._pool.connection()
@@ -50,12 +60,33 @@ class UnitOfWork:
         self.significant = SignificantStore(self.conn)
         self.duels = DuelStore(self.conn)
         self.checkpoints = CheckpointStore(self.conn)
+        self.game_writes = GameWrites(self.conn)
         return self
 
+    def outside_transaction(self) -> None:
+        """Run the reads that follow as single statements outside any transaction (no BEGIN,
+        no COMMIT: one round trip each), until ``one_trip`` writes."""
+        self.conn.autocommit = True
+        self._autocommit = True
+
+    @contextmanager
+    def one_trip(self) -> Iterator[None]:
+        """Queue the writes issued inside and commit them, all sent and answered together: one
+        round trip. Nothing may be fetched inside (a fetch would send what is queued and wait);
+        read results after the block."""
+        if self._autocommit:
+            self.conn.autocommit = False
+            self._autocommit = False
+        with self.conn.pipeline():
+            yield
+            self.commit()
+
     def lock_for_write(self) -> None:
-        """Take the log's append lock now, before the first write, so every writing transaction
-        runs one at a time from here on: the ledger's balance rows and the projections are then
-        never contended and never deadlock. The event store takes the same lock anyway."""
+        """Take the writers' lock now, before the first write, so every transaction that takes
+        it runs one at a time from here on: the ledger's balance rows and the projections it
+        writes are then never contended and never deadlock. Those that move money or open
+        accounts take it; a game command that moves no money writes only its own game's rows
+        and takes none."""
         self.conn.execute(LOCK_SQL)
 
     def claim(self, request: RequestContext) -> dict[str, Any] | None:
@@ -86,6 +117,8 @@ class UnitOfWork:
         assert self._lease is not None
         try:
             if not self._committed and not self.conn.closed:
-                self.conn.rollback()
+                self.conn.rollback()  # a no-op, keeping prepared statements, if nothing began
+            if self._autocommit and not self.conn.closed:
+                self.conn.autocommit = False
         finally:
             self._lease.__exit__(exc_type, exc, tb)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from flask import url_for
+from flask import Response, url_for
 from flask.views import MethodView
 from marshmallow import RAISE
 
@@ -16,6 +16,7 @@ from service.api.auth import allow, require_principal
 from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
 from service.api.problems import Problem
+from service.api.rendering import game_view_response
 from service.api.requests import (
     IDEMPOTENCY_KEY_HEADER,
     IF_MATCH_HEADER,
@@ -46,8 +47,8 @@ def game_headers(loaded: LoadedGame) -> dict[str, str]:
     return headers
 
 
-def answer(loaded: LoadedGame) -> tuple[dict[str, Any], int, dict[str, str]]:
-    return game_body(loaded), 200, game_headers(loaded)
+def answer(loaded: LoadedGame, status: int = 200, *, full: bool = False) -> Response:
+    return game_view_response(game_body(loaded, full=full), status, game_headers(loaded))
 
 
 @blp.route("")
@@ -76,9 +77,9 @@ class Games(MethodView):
             client_seed=body.get("client_seed"),
             certification=certification,
         )
-        headers = game_headers(loaded)
-        headers["Location"] = url_for("games.Game", game_id=loaded.state.game_id)
-        return game_body(loaded), 201, headers
+        answered = answer(loaded, 201)
+        answered.headers["Location"] = url_for("games.Game", game_id=loaded.state.game_id)
+        return answered
 
 
 def _dealer(body: dict[str, Any]) -> tuple[uuid.UUID, CertificationDeal | None]:
@@ -125,7 +126,7 @@ class Game(MethodView):
         if full and principal.role != "auditor":
             raise Problem("forbidden", "the full view is for auditors")
         loaded = services().games.game(game_id, actor=principal.actor)
-        return game_body(loaded, full=full), 200, game_headers(loaded)
+        return answer(loaded, full=full)
 
 
 def make_command(name: str, body: dict[str, Any]) -> g.PlayAction:
@@ -173,7 +174,8 @@ def _command_route(name: str, schema: type[schemas.Strict], summary: str) -> Non
     @blp.route(f"/<uuid:game_id>/{name}", endpoint=f"command_{name}", methods=["POST"])
     @allow(player="owner")
     @blp.doc(security=BEARER, parameters=[IDEMPOTENCY_KEY_HEADER, IF_MATCH_HEADER], summary=summary)
-    @blp.arguments(schema, required=needs_body)
+    # An instance, not the class: webargs would make a new schema for every request.
+    @blp.arguments(schema(), required=needs_body)
     @blp.response(200, schemas.GameViewSchema, headers=ETAG)
     @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409, 412)
     def command(body: dict[str, Any], game_id: uuid.UUID) -> Any:
@@ -200,7 +202,7 @@ _command_route("collect", schemas.EmptySchema, "End the game and collect the win
     '"tableau:2"}, {"action": "redeal"}, {"action": "pick", "from": "fan:3", "card": "7H", '
     '"to": "foundation:1"}, {"action": "undo"} or {"action": "collect"}.',
 )
-@blp.arguments(schemas.ActionSchema)
+@blp.arguments(schemas.ActionSchema())
 @blp.response(200, schemas.GameViewSchema, headers=ETAG)
 @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409, 412)
 def action(body: dict[str, Any], game_id: uuid.UUID) -> Any:

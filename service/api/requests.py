@@ -82,16 +82,19 @@ def request_context() -> RequestContext:
     key = request.headers.get("Idempotency-Key")
     if key is not None and not _VISIBLE.fullmatch(key):
         raise Problem("malformed-request", "Idempotency-Key must be 1-200 visible ASCII characters")
-    body = json_body()
-    # The fingerprint covers the decoded body, so a retry matches its original whatever its
-    # framing or spacing, and any other body under the same key is a different request.
-    shown = None if body is NO_BODY else body
-    described = f"{request.method} {request.path}\n{canonical_json(shown)}"
+    fingerprint = ""
+    if key is not None:
+        # The fingerprint covers the decoded body, so a retry matches its original whatever its
+        # framing or spacing, and any other body under the same key is a different request.
+        body = json_body()
+        shown = None if body is NO_BODY else body
+        described = f"{request.method} {request.path}\n{canonical_json(shown)}"
+        fingerprint = hashlib.sha256(described.encode()).hexdigest()
     return RequestContext(
         actor=principal.actor,
         request_id=request_id(),
         idempotency_key=key,
-        fingerprint=hashlib.sha256(described.encode()).hexdigest(),
+        fingerprint=fingerprint,
     )
 
 

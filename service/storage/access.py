@@ -69,7 +69,17 @@ UPDATE player_sessions SET last_used_at = statement_timestamp()
    AND revoked_at IS NULL
    AND last_used_at > statement_timestamp() - %(idle)s
    AND expires_at > statement_timestamp()
-RETURNING player_id
+RETURNING player_id, expires_at
+"""
+
+# Check a session as the touch does, without writing: a process asks this between touches.
+CHECK_SESSION_SQL = """
+SELECT player_id, expires_at
+  FROM player_sessions
+ WHERE token_hash = %(token_hash)s
+   AND revoked_at IS NULL
+   AND last_used_at > statement_timestamp() - %(idle)s
+   AND expires_at > statement_timestamp()
 """
 
 
@@ -148,8 +158,16 @@ class AccessStore:
         assert row is not None
         return row[0], row[1]
 
-    def touch_session(self, token_hash: str, idle: timedelta) -> uuid.UUID | None:
+    def touch_session(self, token_hash: str, idle: timedelta) -> tuple[uuid.UUID, datetime] | None:
+        """The live session's player and hard expiry, its use recorded; None if not live."""
         with self._conn.cursor() as cur:
             cur.execute(TOUCH_SESSION_SQL, {"token_hash": token_hash, "idle": idle}, prepare=True)
             row = cur.fetchone()
-        return row[0] if row else None
+        return (row[0], row[1]) if row else None
+
+    def check_session(self, token_hash: str, idle: timedelta) -> tuple[uuid.UUID, datetime] | None:
+        """The same answer as touch_session, writing nothing."""
+        with self._conn.cursor() as cur:
+            cur.execute(CHECK_SESSION_SQL, {"token_hash": token_hash, "idle": idle}, prepare=True)
+            row = cur.fetchone()
+        return (row[0], row[1]) if row else None

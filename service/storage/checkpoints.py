@@ -39,10 +39,14 @@ SELECT seq, position, message, signature, key_id, requested_by, created_at
   FROM log_checkpoints ORDER BY seq
 """
 
-# The log's last position and the database clock, read together: every position up to it is
-# committed for good, because appends hold the log's append lock until they commit
-# (events/postgres.py), so positions become visible in order.
-LOG_HEAD_SQL = "SELECT coalesce(max(position), 0), statement_timestamp() FROM events"
+# The log's horizon (migration 0014): every position up to it that will ever be visible is
+# visible once this returns. A statement of its own, so the next one's snapshot comes after it.
+HORIZON_SQL = "SELECT log_horizon()"
+
+# The log's last position at or below the horizon, and the database clock, read together.
+LOG_HEAD_SQL = """
+SELECT coalesce(max(position), 0), statement_timestamp() FROM events WHERE position <= %(upto)s
+"""
 
 # A slice of the log as the running hash sees it, in position order (read a page at a time).
 ENTRIES_SQL = """
@@ -155,7 +159,10 @@ class CheckpointStore:
 
     def log_head(self) -> tuple[int, datetime]:
         with self._conn.cursor() as cur:
-            cur.execute(LOG_HEAD_SQL)
+            cur.execute(HORIZON_SQL)
+            horizon = cur.fetchone()
+            assert horizon is not None
+            cur.execute(LOG_HEAD_SQL, {"upto": horizon[0]})
             row = cur.fetchone()
         assert row is not None
         return int(row[0]), row[1]

@@ -69,23 +69,30 @@ def history_row(
     game: Game, started_at: datetime, last_event_at: datetime, ended_at: datetime | None
 ) -> HistoryRow:
     return HistoryRow(
-        game_id=uuid.UUID(game.game_id),
-        player_id=uuid.UUID(game.player_id),
-        variant=game.variant,
-        stake=game.stake,
-        currency=game.currency,
-        win_rate=game.win_rate,
-        status=game.status,
-        foundation_count=game.units,  # the column predates other games: it holds units
-        payout=game.payout or 0,
-        refund=game.refund or 0,
-        certification=game.certification,
-        end_reason=game.end_reason,
-        version=game.version,
+        **history_fields(game),
         started_at=started_at,
         last_event_at=last_event_at,
         ended_at=ended_at,
     )
+
+
+def history_fields(game: Game) -> dict[str, Any]:
+    """A game's history row but for its times (when its events were recorded)."""
+    return {
+        "game_id": uuid.UUID(game.game_id),
+        "player_id": uuid.UUID(game.player_id),
+        "variant": game.variant,
+        "stake": game.stake,
+        "currency": game.currency,
+        "win_rate": game.win_rate,
+        "status": game.status,
+        "foundation_count": game.units,  # the column predates other games: it holds units
+        "payout": game.payout or 0,
+        "refund": game.refund or 0,
+        "certification": game.certification,
+        "end_reason": game.end_reason,
+        "version": game.version,
+    }
 
 
 HISTORY_COLUMNS = (

@@ -3,8 +3,10 @@ of simultaneous commands on one game exactly one applies, never two on the same 
 
 The races run each request on its own thread with its own test client, released together by a
 barrier. Where a test needs every request to have read the game before any of them writes, it
-holds the event log's append lock (the advisory lock every writing transaction takes) until all of
-them wait on it, so the overlap is certain rather than likely.
+holds what their writes must wait for until all of them wait: the writers' lock (the advisory lock
+deals and money take) and the game's betting-history row, which a command's write updates after
+appending (the first to append waits there; the others, appending the same version, wait on it).
+The overlap is then certain rather than likely.
 """
 
 from __future__ import annotations
@@ -118,9 +120,9 @@ def _waiting_on_locks(conn: DbConn) -> int:
 
 
 @contextmanager
-def log_held(conn: DbConn) -> Iterator[Callable[[int], None]]:
-    """Hold the event log's append lock; yields a wait for that many writers to queue behind it
-    (on the lock itself, or on a row that a writer queued on it holds)."""
+def log_held(conn: DbConn, game_id: str | None = None) -> Iterator[Callable[[int], None]]:
+    """Hold the writers' lock and the game's history row; yields a wait for that many writers
+    to queue behind them (on one of them, or on a row that a writer queued on them holds)."""
 
     def wait_for(writers: int) -> None:
         deadline = time.monotonic() + 4  # the service's lock_timeout is 5 s
@@ -130,12 +132,16 @@ def log_held(conn: DbConn) -> Iterator[Callable[[int], None]]:
 
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (APPEND_LOCK_KEY,))
+        if game_id is not None:
+            conn.execute("SELECT 1 FROM game_history WHERE game_id = %s FOR UPDATE", (game_id,))
         yield wait_for
 
 
-def race(app: Flask, requests: list[Request], hold: DbConn | None = None) -> list[TestResponse]:
-    """Send the requests at once, one thread and test client each; with ``hold``, keep the log
-    locked until every one of them is about to write."""
+def race(
+    app: Flask, requests: list[Request], hold: DbConn | None = None, game: str | None = None
+) -> list[TestResponse]:
+    """Send the requests at once, one thread and test client each; with ``hold``, keep the
+    writers (of ``game``) waiting until every one of them is about to write."""
     barrier = threading.Barrier(len(requests))
     answers: list[TestResponse | None] = [None] * len(requests)
     failures: list[BaseException] = []
@@ -157,7 +163,7 @@ def race(app: Flask, requests: list[Request], hold: DbConn | None = None) -> lis
     if hold is None:
         go()
     else:
-        with log_held(hold) as wait_for:
+        with log_held(hold, game) as wait_for:
             go()
             wait_for(len(requests))
     for thread in threads:
@@ -264,7 +270,9 @@ def test_a_matching_if_match_applies(table: Table, admin_conn: DbConn, form: str
 def test_simultaneous_draws_that_read_one_version_apply_exactly_one(
     app: Flask, table: Table, admin_conn: DbConn, racers: int
 ) -> None:
-    answers = race(app, [table.command("draw") for _ in range(racers)], hold=admin_conn)
+    answers = race(
+        app, [table.command("draw") for _ in range(racers)], hold=admin_conn, game=table.game_id
+    )
 
     assert statuses(answers) == [200] + [409] * (racers - 1)
     (applied,) = [a for a in answers if a.status_code == 200]
@@ -285,7 +293,7 @@ def test_draws_through_either_route_that_read_one_version_apply_exactly_one(
         table.command("actions", {"action": "draw"}) if i % 2 == 0 else table.command("draw")
         for i in range(racers)
     ]
-    answers = race(app, commands, hold=admin_conn)
+    answers = race(app, commands, hold=admin_conn, game=table.game_id)
 
     assert statuses(answers) == [200] + [409] * (racers - 1)
     for refused in (a for a in answers if a.status_code == 409):
@@ -304,6 +312,7 @@ def test_a_draw_racing_a_collect_through_the_actions_route_applies_exactly_one(
             table.command("actions", {"action": "collect"}),
         ],
         hold=admin_conn,
+        game=table.game_id,
     )
 
     assert sorted([draw.status_code, collect.status_code]) == [200, 409]
@@ -351,7 +360,9 @@ def test_a_draw_racing_a_collect_applies_exactly_one(
     app: Flask, table: Table, admin_conn: DbConn
 ) -> None:
     assert table.post("move", {"from": "tableau:1", "to": "foundation"}).status_code == 200
-    draw, collect = race(app, [table.command("draw"), table.command("collect")], hold=admin_conn)
+    draw, collect = race(
+        app, [table.command("draw"), table.command("collect")], hold=admin_conn, game=table.game_id
+    )
 
     assert sorted([draw.status_code, collect.status_code]) == [200, 409]
     events = event_types(admin_conn, f"game-{table.game_id}")
@@ -378,7 +389,7 @@ def _collect_and_void(app: Flask, table: Table, conn: DbConn) -> tuple[TestRespo
             f"/v1/games/{table.game_id}/void", json={"reason": "race"}, headers=operator
         )
 
-    collect, voided = race(app, [table.command("collect"), void], hold=conn)
+    collect, voided = race(app, [table.command("collect"), void], hold=conn, game=table.game_id)
     return collect, voided
 
 
@@ -426,7 +437,7 @@ def test_simultaneous_voids_refund_once(
             f"/v1/games/{table.game_id}/void", json={"reason": "race"}, headers=operator
         )
 
-    answers = race(app, [void] * racers, hold=admin_conn)
+    answers = race(app, [void] * racers, hold=admin_conn, game=table.game_id)
 
     assert statuses(answers) == [200] + [409] * (racers - 1)
     for refused in (a for a in answers if a.status_code == 409):
@@ -441,7 +452,12 @@ def test_simultaneous_retries_under_one_key_draw_once(
     app: Flask, table: Table, admin_conn: DbConn, racers: int
 ) -> None:
     key = {"Idempotency-Key": f"race-{uuid.uuid4()}"}
-    answers = race(app, [table.command("draw", **key) for _ in range(racers)], hold=admin_conn)
+    answers = race(
+        app,
+        [table.command("draw", **key) for _ in range(racers)],
+        hold=admin_conn,
+        game=table.game_id,
+    )
 
     assert statuses(answers) == [200] * racers
     bodies = [a.get_json() for a in answers]

@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 from flask import Flask
 
 from service import create_app
-from service.access import key_actor
+from service.access import Access, key_actor
 from service.config import Settings
 from service.wiring import Container
 from tests.api.client import Http, assert_problem
@@ -116,6 +116,7 @@ def test_a_revoked_key_answers_401(flask_cli: Callable[..., Result], http: Http)
 
     revoked = flask_cli("keys", "revoke", "--name", name)
     assert revoked.exit_code == 0, revoked.output
+    _behind_the_service(http)  # the command line is another process than the API's
     refused = _open_player(http, secret)
     assert_problem(refused, 401, "unauthorized")
     assert refused.headers["WWW-Authenticate"].startswith("Bearer")
@@ -164,7 +165,14 @@ def _works(http: Http, player_id: str, token: str) -> bool:
     return True
 
 
-def _idle_for(conn: AdminConn, token: str, minutes: int) -> None:
+def _behind_the_service(http: Http) -> None:
+    """A change made in the database behind the service's back reaches a process once what it
+    verified has aged out (Access.verified_for, 2 s); the tests let that happen at once."""
+    container: Container = http.client.application.extensions["vegas"]
+    container.access.forget()
+
+
+def _idle_for(http: Http, conn: AdminConn, token: str, minutes: int) -> None:
     """As if the session was last used ``minutes`` ago."""
     moved = conn.execute(
         "UPDATE player_sessions SET last_used_at = statement_timestamp() - %s"
@@ -172,6 +180,7 @@ def _idle_for(conn: AdminConn, token: str, minutes: int) -> None:
         (timedelta(minutes=minutes), _sha256(token)),
     )
     assert moved.rowcount == 1
+    _behind_the_service(http)
 
 
 def test_a_minted_session_token_works_for_its_player(http: Http) -> None:
@@ -206,7 +215,7 @@ def test_a_session_expires_after_30_minutes_without_use(http: Http, admin_conn: 
     player = PlayerFactory.create()
     token = _mint(http, player.id)["token"]
     assert _works(http, player.id, token)
-    _idle_for(admin_conn, token, 31)
+    _idle_for(http, admin_conn, token, 31)
     assert not _works(http, player.id, token)
     # An expired session stays expired: the failed attempt did not revive it.
     assert not _works(http, player.id, token)
@@ -217,11 +226,11 @@ def test_using_a_session_within_the_idle_window_keeps_it_alive(
 ) -> None:
     player = PlayerFactory.create()
     token = _mint(http, player.id)["token"]
-    _idle_for(admin_conn, token, 29)
+    _idle_for(http, admin_conn, token, 29)
     assert _works(http, player.id, token)
-    _idle_for(admin_conn, token, 29)
+    _idle_for(http, admin_conn, token, 29)
     assert _works(http, player.id, token)  # 58 minutes after minting, never 30 idle
-    _idle_for(admin_conn, token, 31)
+    _idle_for(http, admin_conn, token, 31)
     assert not _works(http, player.id, token)
 
 
@@ -237,6 +246,7 @@ def test_a_session_past_its_hard_expiry_is_refused_even_if_just_used(
         (_sha256(token),),
     )
     assert moved.rowcount == 1
+    _behind_the_service(http)
     assert not _works(http, player.id, token)
 
 
@@ -341,3 +351,85 @@ def test_staff_are_named_in_events_by_their_key_id_not_a_reusable_name(
     # Newest first: the second key's mint, then the first's; each by its own key's id.
     assert [e["actor"] for e in minted[:2]] == [key_actor(i) for i in ids]  # keys newest first
     assert all(name not in e["actor"] for e in minted)
+
+
+# --- the in-process cache (service/access.py) -----------------------------------------------------
+
+
+class _Clock:
+    """A process's monotonic clock that the test moves."""
+
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _last_used(conn: AdminConn, token: str) -> datetime:
+    row = conn.execute(
+        "SELECT last_used_at FROM player_sessions WHERE token_hash = %s", (_sha256(token),)
+    ).fetchone()
+    assert row is not None
+    used: datetime = row[0]
+    return used
+
+
+def test_a_process_trusts_a_verified_session_for_two_seconds_only(
+    http: Http, container: Container, admin_conn: AdminConn
+) -> None:
+    """A revocation written by another process (here: behind the service's back) reaches this
+    one within Access.verified_for; one through this process reaches it at once (above)."""
+    player = PlayerFactory.create()
+    token = _mint(http, player.id)["token"]
+    clock = _Clock()
+    access = Access(container.unit_of_work, clock=clock)
+    first = access.authenticate(token)
+    assert first is not None
+    assert str(first.player_id) == player.id
+    admin_conn.execute(
+        "UPDATE player_sessions SET revoked_at = statement_timestamp() WHERE token_hash = %s",
+        (_sha256(token),),
+    )
+    clock.now += 1.9
+    assert access.authenticate(token) == first  # still within what it verified
+    clock.now += 0.2
+    assert access.authenticate(token) is None  # asked again: revoked
+    assert access.authenticate(token) is None  # and a refusal is never cached as valid
+
+
+def test_a_session_s_use_is_written_at_most_once_a_minute(
+    http: Http, container: Container, admin_conn: AdminConn
+) -> None:
+    player = PlayerFactory.create()
+    token = _mint(http, player.id)["token"]
+    clock = _Clock()
+    access = Access(container.unit_of_work, clock=clock)
+    assert access.authenticate(token) is not None
+    touched = _last_used(admin_conn, token)
+    for _ in range(5):  # verified again every few seconds, never written
+        clock.now += 10
+        assert access.authenticate(token) is not None
+        assert _last_used(admin_conn, token) == touched
+    clock.now += 10.5  # 60.5 s after the last write
+    assert access.authenticate(token) is not None
+    assert _last_used(admin_conn, token) > touched
+
+
+def test_a_key_is_trusted_for_two_seconds_and_a_new_one_is_never_refused_from_memory(
+    container: Container, admin_conn: AdminConn
+) -> None:
+    clock = _Clock()
+    access = Access(container.unit_of_work, clock=clock)
+    name = f"cache-{uuid.uuid4()}"
+    assert access.authenticate("vsk_not-yet-made") is None
+    key = container.access.create_key(name, "auditor")
+    found = access.authenticate(key)
+    assert found is not None
+    assert found.role == "auditor"
+    admin_conn.execute(
+        "UPDATE api_keys SET revoked_at = statement_timestamp() WHERE name = %s", (name,)
+    )
+    assert access.authenticate(key) == found
+    clock.now += 2.5
+    assert access.authenticate(key) is None

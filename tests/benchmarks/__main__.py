@@ -6,12 +6,12 @@ import platform
 import sys
 import time
 
-from tests.benchmarks import audit, duels, http, rules, store
+from tests.benchmarks import appends, audit, duels, rules, web
 
 SUITES = {
     "rules": rules.run,
-    "store": store.run,
-    "http": http.run,
+    "store": appends.run,
+    "http": web.run,
     "audit": audit.run,
     "duels": duels.run,
 }

@@ -48,9 +48,10 @@ from service import audit
 from service import game as g
 from service.config import PROJECT_ROOT, Settings
 from service.context import Actor, RequestContext, event_metadata
-from service.game_service import Games, LoadedGame, game_stream
+from service.game_service import Games, game_stream
 from service.games import game_named
 from service.paytable import Paytable
+from service.storage.projections import history_row
 from service.wiring import Container, build
 from tests.dbtools import scratch_database, server_admin_url
 
@@ -130,8 +131,8 @@ def _write(container: Container, game: PlayedGame) -> None:
         recorded += uow.events.append(stream, new[-1], len(played))
         Games._post_money(uow, stream, len(played), player, game_id, collect)
         container.games._log_significant(uow, requests[-1], game.state, collect)
-        last = recorded[-1].recorded_at
-        Games._project(uow, LoadedGame(game.state, recorded[0].recorded_at, last, last))
+        first, last = recorded[0].recorded_at, recorded[-1].recorded_at
+        uow.projections.save_history([history_row(game.state, first, last, last)])
         uow.commit()
 
 

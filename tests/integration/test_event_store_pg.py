@@ -141,7 +141,7 @@ def test_appends_to_two_streams_share_one_transaction(container: Container) -> N
 
 
 def test_append_is_one_round_trip(container: Container) -> None:
-    """The lock and the multi-row insert go to the server together: one Sync, one wait."""
+    """The lock, the head check and the inserts are one statement: one Sync, one wait."""
     stream = _stream()
     new = [
         _new(),
@@ -161,7 +161,7 @@ def test_append_is_one_round_trip(container: Container) -> None:
     received = [m[2].split(" ")[0] for m in messages if m[0] == "B"]
     assert sent.count("Sync") == 1  # one request ...
     assert received.count("ReadyForQuery") == 1  # ... one answer
-    assert sent.count("Execute") == 2  # the lock and the multi-row insert
+    assert sent.count("Execute") == 1  # one function call: the lock, the check, the inserts
     assert len(_read(container, stream)) == 3
 
 

@@ -10,7 +10,6 @@ import pytest
 
 from events import chain
 from events.catalog import CardDrawn, Collected, Dealt, StakePlaced
-from events.postgres import PostgresEventStore
 from events.records import NewEvent
 from service import game as g
 from service import shuffle
@@ -26,9 +25,9 @@ from service.game_service import CertificationDeal, Games, game_stream
 from service.games import VEGAS_DRAW1, klondike
 from service.ledger import InsufficientFunds
 from service.rules.table import Table, seal
+from service.storage.game_writes import GameWrites
 from service.storage.idempotency import KeyReused
 from service.storage.ledger import LedgerStore
-from service.storage.projections import ProjectionStore
 from service.wiring import Container
 from tests.builders import easy_deck, pile
 from tests.integration.conftest import OPERATOR, World, as_player
@@ -138,17 +137,18 @@ def test_a_failure_between_the_deal_and_the_debit_leaves_neither(
     events_before = admin_conn.execute("SELECT count(*) FROM events").fetchone()
     ledger_before = admin_conn.execute("SELECT count(*) FROM ledger_transactions").fetchone()
     appended: list[str] = []
-    real_append = PostgresEventStore.append
+    real_send = GameWrites.send
 
-    def append_then_note(self: PostgresEventStore, stream: str, *args: Any, **kw: Any) -> Any:
-        recorded = real_append(self, stream, *args, **kw)
+    def append_then_note(self: GameWrites, stream: str, *args: Any, **kw: Any) -> Any:
+        pending = real_send(self, stream, *args, **kw)
+        pending.records()  # its answer is in: the deal is written
         appended.append(stream)
-        return recorded
+        return pending
 
     def broken_post(self: LedgerStore, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("the database went away between the deal and the debit")
 
-    monkeypatch.setattr(PostgresEventStore, "append", append_then_note)
+    monkeypatch.setattr(GameWrites, "send", append_then_note)
     monkeypatch.setattr(LedgerStore, "post", broken_post)
     with pytest.raises(RuntimeError):
         world.game(player)
@@ -175,10 +175,10 @@ def test_a_failure_after_collected_is_appended_leaves_neither_event_nor_payout(
         )
     assert loaded.state.winnings == 200
 
-    def broken_history(self: ProjectionStore, *args: Any, **kwargs: Any) -> None:
-        raise RuntimeError("crash between the event and the projection")
+    def broken_log(self: Games, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("crash after the event and its payout are sent, before the commit")
 
-    monkeypatch.setattr(ProjectionStore, "save_history", broken_history)
+    monkeypatch.setattr(Games, "_log_significant", broken_log)
     with pytest.raises(RuntimeError):
         world.c.games.collect(as_player(player.player_id), game_id)
     monkeypatch.undo()

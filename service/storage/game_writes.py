@@ -1,0 +1,78 @@
+"""A game command's write: its events, its betting-history row and (every few versions) its
+snapshot in one statement (the database function record_game_events, migration 0014); and the
+snapshot row read back."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import orjson
+import psycopg
+
+from events.postgres import PendingAppend, append_params, send_appending
+from events.records import NewEvent
+from service.game import Game
+from service.storage.projections import history_fields
+
+# Append the events at the expected version (raising unique_violation at any other), refresh
+# the game's history row from them (a NULL history, a duel seat's game, has none) and its
+# snapshot when one is given; the recorded events come back.
+RECORD_SQL = """
+SELECT position, stream_id, version, event_id, type, schema_version, data, metadata,
+       recorded_at, prev_hash, hash
+  FROM record_game_events(%(stream_id)s, %(expected_version)s, %(event_ids)s::uuid[],
+                          %(types)s::text[], %(schema_versions)s::int[], %(data)s::text[],
+                          %(metadata)s::text[], %(history)s::text::jsonb, %(over)s,
+                          %(snapshot)s, %(snapshot_mac)s)
+"""
+
+# A game's snapshot row, if one was ever written.
+SNAPSHOT_SQL = """
+SELECT version, state, mac, started_at, last_event_at
+  FROM game_snapshots
+ WHERE stream_id = %(stream_id)s
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotRow:
+    version: int
+    state: str  # service.snapshots' JSON, exactly as MACed
+    mac: str
+    started_at: datetime
+    last_event_at: datetime
+
+
+class GameWrites:
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self._conn = conn
+
+    def send(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        history: Game | None,
+        snapshot: tuple[str, str] | None = None,
+    ) -> PendingAppend:
+        """Send the write; read the recorded events from the answer once it is in (alone,
+        outside a transaction, it commits by itself: one round trip). ``snapshot``: the new
+        state's snapshot JSON and its MAC, when one is due."""
+        params = append_params(stream_id, events, expected_version)
+        params["history"] = None if history is None else _row(history)
+        params["over"] = history is not None and history.is_over
+        params["snapshot"], params["snapshot_mac"] = snapshot or (None, None)
+        return send_appending(self._conn, RECORD_SQL, params)
+
+    def snapshot(self, stream_id: str) -> SnapshotRow | None:
+        with self._conn.cursor() as cur:
+            cur.execute(SNAPSHOT_SQL, {"stream_id": stream_id}, prepare=True)
+            row = cur.fetchone()
+        return SnapshotRow(*row) if row else None
+
+
+def _row(game: Game) -> str:
+    return orjson.dumps(history_fields(game)).decode()

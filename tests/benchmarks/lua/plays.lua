@@ -1,0 +1,30 @@
+-- Plays: each connection draws through its own Klondike game (draw three, unlimited passes)
+-- and turns the waste over when the stock runs out, forever: every request is a command.
+dofile(os.getenv("BENCH_LUA") .. "/common.lua")
+threads = {}
+local base_setup = setup
+function setup(thread)
+  base_setup(thread)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  local words = own_line()
+  auth = "Bearer " .. words[1]
+  game = words[2]
+  action = "draw"
+end
+
+function request()
+  return wrk.format("POST", "/v1/games/" .. game .. "/" .. action,
+    {["Authorization"] = auth}, nil)
+end
+
+function response(status, headers, body)
+  count_failure(status, body)
+  if body:find('"stock_count":0[,}]') or body:find("stock%-empty") then
+    action = "recycle"
+  else
+    action = "draw"
+  end
+end
