@@ -15,6 +15,7 @@ position can then be missing below the horizon only for good (a rolled-back tran
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -37,13 +38,12 @@ LOCK_SQL = sql.SQL("SELECT pg_advisory_xact_lock({key})").format(key=APPEND_LOCK
 # the function (migration 0014) chains each event's hash on the one before (the database
 # function event_hash, the encoding events.chain documents; it covers the database clock's
 # timestamp, so it is computed there) and raises unique_violation for any other head, so nothing
-# pipelined after it can commit without its events. One statement, one plan.
+# pipelined after it can commit without its events. One statement, one plan. Only what the
+# database decided comes back (the rest is what was sent: see PendingAppend). The events go as
+# one JSON text (append_params): arrays of JSON texts cost psycopg more to send than the rest.
 APPEND_SQL = """
-SELECT position, stream_id, version, event_id, type, schema_version, data, metadata,
-       recorded_at, prev_hash, hash
-  FROM append_events(%(stream_id)s, %(expected_version)s, %(event_ids)s::uuid[],
-                     %(types)s::text[], %(schema_versions)s::int[], %(data)s::text[],
-                     %(metadata)s::text[])
+SELECT position, version, recorded_at, prev_hash, hash
+  FROM append_events(%(stream_id)s, %(expected_version)s, %(events)s)
 """
 
 COLUMNS = (
@@ -90,16 +90,27 @@ def conflicts(stream_id: str, expected_version: int) -> Iterator[None]:
 def append_params(
     stream_id: str, events: Sequence[NewEvent], expected_version: int
 ) -> dict[str, Any]:
-    """The parameters of an append_events call (and of the calls that wrap it)."""
+    """The parameters of an append_events call (and of the calls that wrap it, which return
+    the same columns as APPEND_SQL): the stream, the expected version, and ``events``, one
+    JSON array of [event_id, type, schema_version, data, metadata] per event with data and
+    metadata as the canonical JSON texts the hash covers. The lists beside it are kept for
+    PendingAppend."""
     check_stream_id(stream_id)
+    data = [canonical_json(e.data) for e in events]
+    metadata = [canonical_json(e.metadata) for e in events]
+    rows = [
+        [str(e.event_id), e.type, e.schema_version, d, m]
+        for e, d, m in zip(events, data, metadata, strict=True)
+    ]
     return {
         "stream_id": stream_id,
         "expected_version": expected_version,
+        "events": json.dumps(rows),
         "event_ids": [e.event_id for e in events],
         "types": [e.type for e in events],
         "schema_versions": [e.schema_version for e in events],
-        "data": [canonical_json(e.data) for e in events],
-        "metadata": [canonical_json(e.metadata) for e in events],
+        "data": data,
+        "metadata": metadata,
     }
 
 
@@ -112,38 +123,53 @@ def send_appending(
     of its own. Prepared explicitly: psycopg does not auto-prepare in a pipeline."""
     stream_id, expected_version = params["stream_id"], params["expected_version"]
     cur = conn.cursor()
-    count = len(params["types"])
-    if count:
+    if params["types"]:
         with conflicts(stream_id, expected_version):
             if conn.pgconn.pipeline_status != pq.PipelineStatus.OFF:
                 cur.execute(statement, params, prepare=True)
             else:
                 with conn.pipeline():
                     cur.execute(statement, params, prepare=True)
-    return PendingAppend(cur, stream_id, expected_version, count)
+    return PendingAppend(cur, params)
 
 
 class PendingAppend:
-    """An append sent to the server whose recorded events are read once its answer is in."""
+    """An append sent to the server whose recorded events are read once its answer is in:
+    the database's part (position, version, time, hashes) from its rows, the rest from what was
+    sent (data and metadata read back from the very JSON text stored, so a record never shares
+    a dict with its caller)."""
 
-    def __init__(
-        self, cur: psycopg.Cursor[Any], stream_id: str, expected_version: int, count: int
-    ) -> None:
+    def __init__(self, cur: psycopg.Cursor[Any], params: dict[str, Any]) -> None:
         self._cur = cur
-        self._stream_id = stream_id
-        self._expected_version = expected_version
-        self._count = count
+        self._params = params
         self._records: list[RecordedEvent] | None = None
 
     def records(self) -> list[RecordedEvent]:
         if self._records is None:
+            p = self._params
+            stream_id, expected = p["stream_id"], p["expected_version"]
             rows = []
-            if self._count:
-                with self._cur, conflicts(self._stream_id, self._expected_version):
+            if p["types"]:
+                with self._cur, conflicts(stream_id, expected):
                     rows = self._cur.fetchall()
-            if len(rows) != self._count:  # pragma: no cover - the function appends all or raises
-                raise ConcurrencyConflict(self._stream_id, self._expected_version)
-            self._records = [_record(row) for row in rows]
+            if len(rows) != len(p["types"]):  # pragma: no cover - all are appended or none
+                raise ConcurrencyConflict(stream_id, expected)
+            self._records = [
+                RecordedEvent(
+                    position,
+                    stream_id,
+                    version,
+                    p["event_ids"][i],
+                    p["types"][i],
+                    p["schema_versions"][i],
+                    json.loads(p["data"][i]),  # not orjson: it reads huge integers as floats
+                    json.loads(p["metadata"][i]),
+                    recorded_at,
+                    prev_hash,
+                    digest,
+                )
+                for i, (position, version, recorded_at, prev_hash, digest) in enumerate(rows)
+            ]
         return self._records
 
 

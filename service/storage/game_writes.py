@@ -21,12 +21,9 @@ from service.storage.projections import history_fields
 # the game's history row from them (a NULL history, a duel seat's game, has none) and its
 # snapshot when one is given; the recorded events come back.
 RECORD_SQL = """
-SELECT position, stream_id, version, event_id, type, schema_version, data, metadata,
-       recorded_at, prev_hash, hash
-  FROM record_game_events(%(stream_id)s, %(expected_version)s, %(event_ids)s::uuid[],
-                          %(types)s::text[], %(schema_versions)s::int[], %(data)s::text[],
-                          %(metadata)s::text[], %(history)s::text::jsonb, %(over)s,
-                          %(snapshot)s, %(snapshot_mac)s)
+SELECT position, version, recorded_at, prev_hash, hash
+  FROM record_game_events(%(stream_id)s, %(expected_version)s, %(events)s,
+                          %(history)s::text::jsonb, %(over)s, %(snapshot)s, %(snapshot_mac)s)
 """
 
 # A game's snapshot row, if one was ever written.

@@ -26,6 +26,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from multiprocessing.synchronize import Barrier
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import psycopg
@@ -116,7 +117,7 @@ MAKERS: dict[str, Callable[[str], Callable[[int], None]]] = {
 }
 
 
-def _writer(kind: str, url: str, seconds: float, barrier: Barrier) -> int:
+def _writer(kind: str, url: str, seconds: float, barrier: Barrier, counts: Any) -> None:
     append = MAKERS[kind](url)
     append(1)  # the first use prepares
     version = 1
@@ -125,18 +126,27 @@ def _writer(kind: str, url: str, seconds: float, barrier: Barrier) -> int:
     while time.perf_counter() < deadline:
         version += 1
         append(version)
-    return version - 1
+    counts.put(version - 1)
 
 
 def _rate(kind: str, url: str, writers: int) -> float:
+    """Appends per second of ``writers`` processes (spawned: the parent holds threads)."""
     spawn = multiprocessing.get_context("spawn")
-    barrier = spawn.Barrier(writers + 1)
-    with spawn.Pool(writers) as pool:
-        pending = [pool.apply_async(_writer, (kind, url, SECONDS, barrier)) for _ in range(writers)]
-        barrier.wait()
-        started = time.perf_counter()
-        counts = [p.get(timeout=SECONDS + 120) for p in pending]
-    return sum(counts) / max(time.perf_counter() - started, SECONDS)
+    barrier = spawn.Barrier(writers + 1, timeout=120)
+    counts = spawn.Queue()
+    processes = [
+        spawn.Process(target=_writer, args=(kind, url, SECONDS, barrier, counts))
+        for _ in range(writers)
+    ]
+    for process in processes:
+        process.start()
+    barrier.wait()
+    started = time.perf_counter()
+    total = sum(counts.get(timeout=SECONDS + 120) for _ in processes)
+    elapsed = time.perf_counter() - started
+    for process in processes:
+        process.join()
+    return float(total) / max(elapsed, SECONDS)
 
 
 def _prepare_tables(owner_url: str) -> None:

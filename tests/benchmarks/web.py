@@ -45,8 +45,8 @@ from service.wiring import Container, build
 from tests.dbtools import scratch_database, server_admin_url
 
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
-SECONDS = float(os.environ.get("BENCH_SECONDS", "10"))
-WARMUP = float(os.environ.get("BENCH_WARMUP_SECONDS", "2"))
+SECONDS = int(os.environ.get("BENCH_SECONDS", "10"))
+WARMUP = int(os.environ.get("BENCH_WARMUP_SECONDS", "2"))
 #: Players each connection deals for in the deals phase: more than it can reach.
 DEALERS = int(os.environ.get("BENCH_DEALERS_PER_CONNECTION", "120"))
 LUA = Path(__file__).parent / "lua"
@@ -148,7 +148,13 @@ class Bench:
     def __init__(self, wrk: str, base: str, usage: Usage, data_dir: Path) -> None:
         self.wrk, self.base, self.usage, self.data_dir = wrk, base, usage, data_dir
 
-    def run(self, name: str, script: str | None, lines: list[str] | None = None) -> Phase:
+    def run(
+        self,
+        name: str,
+        script: str | None,
+        lines: list[str] | None = None,
+        seconds: int = SECONDS,
+    ) -> Phase:
         """One wrk run (after a warm-up of the same script unless it changes state)."""
         env = dict(os.environ, BENCH_LUA=str(LUA))
         if lines is not None:
@@ -159,24 +165,25 @@ class Bench:
         command = [self.wrk, f"-t{threads}", f"-c{CONNECTIONS}", "--latency"]
         if script:
             command += ["-s", str(LUA / script)]
+        url = self.base if script else f"{self.base}/healthz"
         if name in ("healthz", "healthz via Lua", "plays"):
-            warm = [*command, "-d", f"{WARMUP}s", self.base]
+            warm = [*command, "-d", f"{WARMUP}s", url]
             subprocess.run(warm, env=env, capture_output=True, check=True)
         self.usage.since()
         out = subprocess.run(
-            [*command, "-d", f"{SECONDS}s", self.base], env=env, capture_output=True, text=True
+            [*command, "-d", f"{seconds}s", url], env=env, capture_output=True, text=True
         )
         used = self.usage.since()
-        return _phase(name, out.stdout, used)
+        return _phase(name, out.stdout, used, out.stderr.strip().splitlines()[:1])
 
 
-def _phase(name: str, out: str, used: dict[str, float]) -> Phase:
+def _phase(name: str, out: str, used: dict[str, float], first_failure: list[str]) -> Phase:
     summary = next((json.loads(x) for x in out.splitlines() if x.startswith("{")), None)
     if summary is None:  # plain wrk: read its text
         summary = _plain_summary(out)
     count = max(int(summary["requests"]), 1)
     return Phase(
-        name,
+        name if not first_failure else f"{name} [first failure: {first_failure[0][:160]}]",
         summary["requests"] / summary["seconds"],
         summary["p50_us"] / 1000,
         summary["p99_us"] / 1000,
@@ -202,7 +209,7 @@ def _plain_summary(out: str) -> dict[str, float]:
             found["p99_us"] = duration(words[1])
         elif "requests in" in line:
             found["requests"] = float(words[0])
-            found["seconds"] = duration(words[3].rstrip(","))
+            found["seconds"] = duration(words[3].rstrip(",")) / 1e6
         elif line.strip().startswith("Non-2xx"):
             found["status_errors"] = float(words[-1])
     return found
@@ -257,7 +264,7 @@ def run() -> Iterator[str]:
             yield (
                 f"gunicorn as make run starts it (service/gunicorn_config.py: "
                 f"{os.environ.get('WEB_WORKERS', 'default')} workers), wrk "
-                f"{_version(wrk)}, {CONNECTIONS} connections, {SECONDS:.0f} s a phase"
+                f"{_version(wrk)}, {CONNECTIONS} connections, {SECONDS} s a phase"
             )
             plain = bench.run("healthz", None)
             healthz = plain.rate
@@ -266,16 +273,17 @@ def run() -> Iterator[str]:
             yield bench.run("plays", "plays.lua", plays).line(healthz)
             by_connection = [dealers[i::CONNECTIONS] for i in range(CONNECTIONS)]
             deal_lines = [" ".join(token for _, token in mine) for mine in by_connection]
-            yield bench.run("deals", "deals.lua", deal_lines).line(healthz)
+            deals = bench.run("deals", "deals.lua", deal_lines)
+            yield deals.line(healthz)
             games = _open_games(container, dealers)
             collect_lines = [
                 " ".join(f"{t} {games[t]}" for _, t in mine if t in games) or "none none"
                 for mine in by_connection
             ]
-            collects = bench.run("collects", "collects.lua", collect_lines)
-            yield collects.line(healthz)
-            if collects.rate * SECONDS > len(games):
-                yield f"  (collects ran out of games: {len(games)} dealt)"
+            # Each game is collected once: the phase is kept short enough not to run out.
+            seconds = max(1, min(SECONDS, int(len(games) / (4 * max(deals.rate, 1.0)))))
+            collects = bench.run("collects", "collects.lua", collect_lines, seconds)
+            yield f"{collects.line(healthz)} ({seconds} s, {len(games)} games dealt)"
         finally:
             server.terminate()
             server.wait(timeout=30)

@@ -12,10 +12,13 @@ function init(args)
   local words = own_line()
   auth = "Bearer " .. words[1]
   game = words[2]
-  action = "draw"
+  action = nil  -- the first request reads the game, to know whether the stock is empty
 end
 
 function request()
+  if action == nil then
+    return wrk.format("GET", "/v1/games/" .. game, {["Authorization"] = auth}, nil)
+  end
   return wrk.format("POST", "/v1/games/" .. game .. "/" .. action,
     {["Authorization"] = auth}, nil)
 end
