@@ -61,6 +61,14 @@ SELECT {COLUMNS}
  ORDER BY version
 """
 
+# Several whole streams at once (an audit's chunk), each in version order.
+READ_STREAMS_SQL = f"""
+SELECT {COLUMNS}
+  FROM events
+ WHERE stream_id = ANY(%(stream_ids)s)
+ ORDER BY stream_id, version
+"""
+
 # The whole log after a checkpoint, in position order, up to the log's horizon (the function
 # waits out the transactions that could still commit below it, then reads).
 READ_ALL_SQL = f"""
@@ -200,6 +208,15 @@ class PostgresEventStore:
         with self._conn.cursor() as cur:
             cur.execute(READ_STREAM_SQL, params, prepare=True)
             return [_record(row) for row in cur.fetchall()]
+
+    def read_streams(self, stream_ids: Sequence[str]) -> dict[str, list[RecordedEvent]]:
+        """Whole streams in one read, by stream (a stream with no events is absent)."""
+        found: dict[str, list[RecordedEvent]] = {}
+        with self._conn.cursor() as cur:
+            cur.execute(READ_STREAMS_SQL, {"stream_ids": list(stream_ids)}, prepare=True)
+            for row in cur.fetchall():
+                found.setdefault(row[1], []).append(_record(row))
+        return found
 
     def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
         with self._conn.cursor() as cur:

@@ -29,6 +29,10 @@ class EventStore(Protocol):
         """A stream's events with after_version < version <= to_version, in order."""
         ...
 
+    def read_streams(self, stream_ids: Sequence[str]) -> dict[str, list[RecordedEvent]]:
+        """Whole streams in one read, by stream (a stream with no events is absent)."""
+        ...
+
     def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
         """The whole log after a position, in position order, at most ``limit`` events."""
         ...
@@ -105,6 +109,10 @@ class InMemoryEventStore:
             stream = self._streams.get(stream_id, [])
             end = len(stream) if to_version is None else min(to_version, len(stream))
             return stream[after_version:end]
+
+    def read_streams(self, stream_ids: Sequence[str]) -> dict[str, list[RecordedEvent]]:
+        with self._lock:
+            return {s: list(self._streams[s]) for s in stream_ids if self._streams.get(s)}
 
     def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
         with self._lock:

@@ -22,6 +22,7 @@ from events.records import RecordedEvent
 from service.duel_verification import SeatStream, verify_duel
 from service.finance import utc_span
 from service.paytable import Paytable
+from service.storage.audit_reads import AuditReads
 from service.unit_of_work import UnitOfWork
 from service.verification import (
     Finding,
@@ -94,17 +95,6 @@ BALANCES_SQL = "SELECT account_id, balance FROM account_balances"
 NEW_AUDIT_SQL = """
 INSERT INTO audits (audit_id, scope, requested_by, status, total)
 VALUES (%(audit_id)s, %(scope)s, %(requested_by)s, 'running', %(total)s)
-"""
-UNIT_SQL = """
-INSERT INTO audit_units (audit_id, unit, ok) VALUES (%(audit_id)s, %(unit)s, %(ok)s)
-ON CONFLICT (audit_id, unit) DO NOTHING
-RETURNING unit
-"""
-FINDING_SQL = """
-INSERT INTO audit_findings (audit_id, unit, seq, game_id, check_name, location, expected, found)
-VALUES (%(audit_id)s, %(unit)s, %(seq)s, %(game_id)s, %(check)s, %(location)s, %(expected)s,
-        %(found)s)
-ON CONFLICT (audit_id, unit, seq) DO NOTHING
 """
 # The units an audit planned.
 PLAN_SQL = """
@@ -316,9 +306,14 @@ def stream_postings(uow: UnitOfWork, stream: str) -> list[PostingRow]:
 
 
 def check_unit(
-    uow: UnitOfWork, unit: str, paytables: Mapping[str, Paytable], log_check: LogCheck
+    uow: UnitOfWork,
+    unit: str,
+    paytables: Mapping[str, Paytable],
+    log_check: LogCheck,
+    read: tuple[list[RecordedEvent], list[PostingRow]] | None = None,
 ) -> list[Finding]:
-    """The findings for one unit (reads only)."""
+    """The findings for one unit (reads only). ``read``: the stream's records and postings,
+    when the caller read them with the rest of its chunk."""
     if unit == LOG_UNIT:
         return log_check(uow)
     if unit == LEDGER_UNIT:
@@ -326,8 +321,9 @@ def check_unit(
             cur.execute(BALANCES_SQL)
             balances = {account: int(balance) for account, balance in cur.fetchall()}
         return verify_ledger(_postings(uow, ALL_POSTINGS_SQL, {}), balances)
-    records = uow.events.read_stream(unit)
-    postings = stream_postings(uow, unit)
+    if read is None:
+        read = uow.events.read_stream(unit), stream_postings(uow, unit)
+    records, postings = read
     if unit.startswith("player-"):
         return verify_player_stream(records, postings)
     try:
@@ -364,37 +360,20 @@ def check_chunk(
     paytables: Mapping[str, Paytable],
     log_check: LogCheck,
 ) -> int:
-    """Check each unit and record it with its findings; returns how many were newly recorded."""
-    recorded = 0
-    for unit in units:
-        with unit_of_work() as uow:
-            findings = check_unit(uow, unit, paytables, log_check)
-            with uow.conn.cursor() as cur:
-                cur.execute(UNIT_SQL, {"audit_id": audit_id, "unit": unit, "ok": not findings})
-                if cur.fetchone() is None:
-                    continue  # checked already by an earlier delivery of this chunk
-                game_id = (
-                    uuid.UUID(unit.split("-", 1)[1])
-                    if unit.startswith(("game-", "duel-"))
-                    else None
-                )
-                for seq, finding in enumerate(findings):
-                    cur.execute(
-                        FINDING_SQL,
-                        {
-                            "audit_id": audit_id,
-                            "unit": unit,
-                            "seq": seq,
-                            "game_id": game_id,
-                            "check": finding.check,
-                            "location": finding.location,
-                            "expected": finding.expected,
-                            "found": finding.found,
-                        },
-                    )
-            uow.commit()
-            recorded += 1
+    """Check each unit and record it with its findings; returns how many were newly recorded.
+    The chunk's streams and their postings are read with one statement each (outside any
+    transaction), every unit checked, then all the results recorded in one transaction."""
+    streams = [u for u in units if u.startswith(("game-", "player-"))]
+    results: list[tuple[str, list[Finding]]] = []
     with unit_of_work() as uow:
+        uow.outside_transaction()
+        records = uow.events.read_streams(streams) if streams else {}
+        postings = AuditReads(uow.conn).postings_of(streams) if streams else {}
+        for unit in units:
+            read = (records.get(unit, []), postings.get(unit, [])) if unit in streams else None
+            results.append((unit, check_unit(uow, unit, paytables, log_check, read)))
+    with unit_of_work() as uow:
+        recorded = AuditReads(uow.conn).record(audit_id, results)
         uow.conn.execute(FINISH_SQL, {"audit_id": audit_id})
         uow.commit()
     return recorded

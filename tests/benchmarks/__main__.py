@@ -6,12 +6,12 @@ import platform
 import sys
 import time
 
-from tests.benchmarks import appends, audit, duels, rules, web
+from tests.benchmarks import audit, duels, http, rules, store
 
 SUITES = {
     "rules": rules.run,
-    "store": appends.run,
-    "http": web.run,
+    "store": store.run,
+    "http": http.run,
     "audit": audit.run,
     "duels": duels.run,
 }

@@ -1,39 +1,90 @@
-"""HTTP load: simulated players playing real games against gunicorn, and a trivial endpoint
-against the same server configuration, in one run.
+"""HTTP load as a user would see it: gunicorn exactly as `make run` starts it, driven by wrk (a
+compiled load generator, Debian's package) with Lua scripts, on this machine.
 
-Each simulated player (a thread with its own keep-alive connection) deals, plays random legal
-commands taken from the game view, and collects, again and again. Every request of a game
-(deal, commands, collect) counts as a command. The client runs on the same 2-core machine as
-gunicorn and PostgreSQL, so the figures are a floor for a real deployment, not a ceiling.
+Method. The server runs on a scratch database of the server in use (TEST_DATABASE_URL, else the
+embedded one). Players, sessions, money and the games the scripts need are made beforehand
+through the services (not measured). Then, each at a fixed number of connections (32) for a
+fixed time after a short warm-up, one wrk run per phase:
+
+- GET /healthz with plain wrk, then through a Lua request() like the other scripts: the same
+  rate shows the scripting is not what limits the figures;
+- plays: each connection draws through a Klondike game of its own and turns the waste over
+  when the stock runs out (one wrk thread per connection, so no two requests race on a game);
+- deals: each connection deals one game for each of its own players in turn;
+- collects: each connection collects the games the deals phase dealt.
+
+Each phase reports its rate, p50 and p99 (wrk's own latency histogram), failed requests (any
+non-2xx, counted by the scripts), its ratio to plain /healthz, and who used the two cores: the
+load generator (its own rusage), gunicorn (every process of the server) and PostgreSQL (its
+backends, when it runs on this machine), in CPU-milliseconds per request.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import random
+import resource
+import shutil
 import socket
-import statistics
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import replace
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
 
+import psutil
 import requests
 from cryptography.fernet import Fernet
 
 from service.config import PROJECT_ROOT, Settings
-from service.wiring import build
+from service.context import Actor, RequestContext
+from service.wiring import Container, build
 from tests.dbtools import scratch_database, server_admin_url
 
-PLAYERS = int(os.environ.get("BENCH_PLAYERS", "16"))
-WORKERS = int(os.environ.get("BENCH_WEB_WORKERS", "4"))
-SECONDS = float(os.environ.get("BENCH_SECONDS", "20"))
-MAX_COMMANDS = 60
+CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
+SECONDS = int(os.environ.get("BENCH_SECONDS", "10"))
+WARMUP = int(os.environ.get("BENCH_WARMUP_SECONDS", "2"))
+#: Players each connection deals for in the deals phase: more than it can reach.
+DEALERS = int(os.environ.get("BENCH_DEALERS_PER_CONNECTION", "120"))
+LUA = Path(__file__).parent / "lua"
 CONFIG = str(PROJECT_ROOT / "service" / "gunicorn_config.py")
+OPERATOR = RequestContext(Actor("bench", "operator"))
+STAKE = 520
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    rate: float
+    p50_ms: float
+    p99_ms: float
+    failed: int
+    cpu: dict[str, float]  # CPU-ms per request: wrk, gunicorn, postgres
+
+    def line(self, healthz: float) -> str:
+        used = ", ".join(f"{who} {ms:.2f}" for who, ms in self.cpu.items())
+        failed = f"; {self.failed} FAILED" if self.failed else ""
+        return (
+            f"{self.name}: {self.rate:,.0f}/s ({self.rate / healthz:.2f} x /healthz), "
+            f"p50 {self.p50_ms:.1f} ms, p99 {self.p99_ms:.1f} ms; CPU-ms per request: "
+            f"{used}{failed}"
+        )
+
+
+def _wrk() -> str:
+    found = shutil.which("wrk")
+    if found:
+        return found
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        subprocess.run(["apt-get", "update", "-qq"], check=False, capture_output=True)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=False)
+        found = shutil.which("wrk")
+        if found:
+            return found
+    raise SystemExit("the http suite needs wrk: apt-get install wrk (Debian's package)")
 
 
 def _free_port() -> int:
@@ -44,10 +95,10 @@ def _free_port() -> int:
 
 
 def _start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
-    """gunicorn exactly as `make run` starts it (service/gunicorn_config.py), on a free port."""
     command = [sys.executable, "-m", "gunicorn", "-c", CONFIG, "service.wsgi:app"]
-    settings = {"PORT": str(port), "WEB_WORKERS": str(WORKERS), "LOG_LEVEL": "warning"}
-    process = subprocess.Popen(command, env={**env, **settings})
+    process = subprocess.Popen(
+        command, env={**env, "PORT": str(port), "LOG_LEVEL": "warning"}, start_new_session=True
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -60,138 +111,186 @@ def _start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
     raise RuntimeError("gunicorn did not become ready")
 
 
-class Player:
-    def __init__(self, base: str, operator: str, index: int) -> None:
-        self.base = base
-        self.http = requests.Session()
-        self.rng = random.Random(index)
-        staff = {"Authorization": f"Bearer {operator}"}
-        opened = self.http.post(
-            f"{base}/v1/players",
-            json={"external_ref": f"bench-{uuid.uuid4()}", "currency": "GBP"},
-            headers=staff,
-        ).json()
-        self.id = opened["id"]
-        self.http.post(
-            f"{base}/v1/players/{self.id}/deposits",
-            json={"amount": 10**9, "transaction_id": f"bench-{uuid.uuid4()}"},
-            headers=staff,
-        ).raise_for_status()
-        token = self.http.post(f"{base}/v1/players/{self.id}/sessions", headers=staff).json()
-        self.http.headers["Authorization"] = f"Bearer {token['token']}"
+class Usage:
+    """CPU seconds used since the last call by wrk (this process's children), the server's
+    processes and this machine's PostgreSQL backends."""
 
-    def _timed(self, latencies: list[float], method: str, path: str, **kw: Any) -> Any:
-        started = time.perf_counter()
-        response = self.http.request(method, f"{self.base}{path}", **kw)
-        latencies.append(time.perf_counter() - started)
-        if response.status_code >= 500:
-            raise RuntimeError(f"{method} {path}: {response.status_code} {response.text}")
-        return response.json()
+    def __init__(self, server: subprocess.Popen[bytes]) -> None:
+        self._server = psutil.Process(server.pid)
+        self._last = self._sample()
 
-    def play(self, stop: threading.Event, latencies: list[float], errors: list[str]) -> None:
-        while not stop.is_set():
-            variant = self.rng.choice(("vegas-draw1", "vegas-draw3"))
-            view = self._timed(
-                latencies, "POST", "/v1/games", json={"variant": variant, "stake": 520}
-            )
-            game = view["id"]
-            for _ in range(self.rng.randint(5, MAX_COMMANDS)):
-                if stop.is_set() or view.get("status") != "in_progress":
-                    break
-                options = [m for m in view["legal_moves"] if m["action"] != "collect"]
-                if not options:
-                    break
-                move = self.rng.choice(options)
-                body = {k: v for k, v in move.items() if k != "action"}
-                view = self._timed(
-                    latencies, "POST", f"/v1/games/{game}/{move['action']}", json=body or None
-                )
-                if "type" in view:  # a problem: should not happen for a listed legal move
-                    errors.append(str(view))
-                    break
-            self._timed(latencies, "POST", f"/v1/games/{game}/collect")
+    def _sample(self) -> dict[str, float]:
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        found = {"wrk": children.ru_utime + children.ru_stime, "gunicorn": 0.0, "postgres": 0.0}
+        for process in [self._server, *self._server.children(recursive=True)]:
+            try:
+                times = process.cpu_times()
+                found["gunicorn"] += times.user + times.system
+            except psutil.Error:
+                pass
+        for process in psutil.process_iter(["name"]):
+            if process.info["name"] in ("postgres", "postmaster"):
+                try:
+                    times = process.cpu_times()
+                    found["postgres"] += times.user + times.system
+                except psutil.Error:
+                    pass
+        return found
+
+    def since(self) -> dict[str, float]:
+        now = self._sample()
+        used = {who: now[who] - self._last.get(who, 0.0) for who in now}
+        self._last = now
+        return used
 
 
-def _run_players(players: list[Player]) -> tuple[int, float, list[float], list[str]]:
-    stop = threading.Event()
-    latencies: list[list[float]] = [[] for _ in players]
-    errors: list[str] = []
-    threads = [
-        threading.Thread(target=p.play, args=(stop, latencies[i], errors))
-        for i, p in enumerate(players)
-    ]
-    started = time.perf_counter()
-    for t in threads:
-        t.start()
-    time.sleep(SECONDS)
-    stop.set()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - started
-    merged = [x for part in latencies for x in part]
-    return len(merged), elapsed, merged, errors
+class Bench:
+    def __init__(self, wrk: str, base: str, usage: Usage, data_dir: Path) -> None:
+        self.wrk, self.base, self.usage, self.data_dir = wrk, base, usage, data_dir
+
+    def run(
+        self,
+        name: str,
+        script: str | None,
+        lines: list[str] | None = None,
+        seconds: int = SECONDS,
+    ) -> Phase:
+        """One wrk run (after a warm-up of the same script unless it changes state)."""
+        env = dict(os.environ, BENCH_LUA=str(LUA))
+        if lines is not None:
+            data = self.data_dir / f"{name}.txt"
+            data.write_text("\n".join(lines) + "\n")
+            env["BENCH_DATA"] = str(data)
+        threads = CONNECTIONS if script else 2
+        command = [self.wrk, f"-t{threads}", f"-c{CONNECTIONS}", "--latency"]
+        if script:
+            command += ["-s", str(LUA / script)]
+        url = self.base if script else f"{self.base}/healthz"
+        if name in ("healthz", "healthz via Lua", "plays"):
+            warm = [*command, "-d", f"{WARMUP}s", url]
+            subprocess.run(warm, env=env, capture_output=True, check=True)
+        self.usage.since()
+        out = subprocess.run(
+            [*command, "-d", f"{seconds}s", url], env=env, capture_output=True, text=True
+        )
+        used = self.usage.since()
+        return _phase(name, out.stdout, used, out.stderr.strip().splitlines()[:1])
 
 
-def _run_trivial(base: str) -> tuple[int, float]:
-    stop = threading.Event()
-    counts = [0] * PLAYERS
-
-    def hammer(i: int) -> None:
-        session = requests.Session()
-        while not stop.is_set():
-            session.get(f"{base}/healthz").raise_for_status()
-            counts[i] += 1
-
-    threads = [threading.Thread(target=hammer, args=(i,)) for i in range(PLAYERS)]
-    started = time.perf_counter()
-    for t in threads:
-        t.start()
-    time.sleep(SECONDS / 2)
-    stop.set()
-    for t in threads:
-        t.join()
-    return sum(counts), time.perf_counter() - started
+def _phase(name: str, out: str, used: dict[str, float], first_failure: list[str]) -> Phase:
+    summary = next((json.loads(x) for x in out.splitlines() if x.startswith("{")), None)
+    if summary is None:  # plain wrk: read its text
+        summary = _plain_summary(out)
+    count = max(int(summary["requests"]), 1)
+    return Phase(
+        name if not first_failure else f"{name} [first failure: {first_failure[0][:160]}]",
+        summary["requests"] / summary["seconds"],
+        summary["p50_us"] / 1000,
+        summary["p99_us"] / 1000,
+        int(summary.get("failed", 0)) + int(summary.get("status_errors", 0)),
+        {who: seconds * 1000 / count for who, seconds in used.items()},
+    )
 
 
-def _percentile(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100)[int(q) - 1]
+def _plain_summary(out: str) -> dict[str, float]:
+    def duration(text: str) -> float:
+        units = {"us": 1.0, "ms": 1e3, "s": 1e6, "m": 6e7}
+        for unit in ("us", "ms", "s", "m"):
+            if text.endswith(unit):
+                return float(text[: -len(unit)]) * units[unit]
+        raise ValueError(text)
+
+    found: dict[str, float] = {"status_errors": 0.0}
+    for line in out.splitlines():
+        words = line.split()
+        if words[:1] == ["50%"]:
+            found["p50_us"] = duration(words[1])
+        elif words[:1] == ["99%"]:
+            found["p99_us"] = duration(words[1])
+        elif "requests in" in line:
+            found["requests"] = float(words[0])
+            found["seconds"] = duration(words[3].rstrip(",")) / 1e6
+        elif line.strip().startswith("Non-2xx"):
+            found["status_errors"] = float(words[-1])
+    return found
+
+
+def _player(container: Container, funds: int) -> tuple[uuid.UUID, str]:
+    """A funded player and a session token (through the services: setup, not measured)."""
+    opened = container.players.open_account(OPERATOR, f"bench-{uuid.uuid4()}", "GBP")
+    player_id = opened.row.player_id
+    container.players.deposit(OPERATOR, player_id, funds, f"bench-{uuid.uuid4()}")
+    return player_id, container.access.open_session(OPERATOR, player_id).token
+
+
+def _players(container: Container, count: int, funds: int) -> list[tuple[uuid.UUID, str]]:
+    with ThreadPoolExecutor(4) as pool:
+        return list(pool.map(lambda _: _player(container, funds), range(count)))
+
+
+def _open_games(container: Container, players: list[tuple[uuid.UUID, str]]) -> dict[str, str]:
+    """Each player's game in progress, by token."""
+    found = {}
+    for player_id, token in players:
+        page = container.games.history(player_id, limit=1)
+        if page and page[0].ended_at is None:
+            found[token] = str(page[0].game_id)
+    return found
 
 
 def run() -> Iterator[str]:
+    wrk = _wrk()
     with scratch_database(server_admin_url(), prefix="vegas_bench") as url:
         key = Fernet.generate_key().decode()
-        settings = replace(Settings(), database_url=url, seed_keys=(key,), pool_max_size=4)
+        settings = replace(Settings(), database_url=url, seed_keys=(key,), pool_max_size=8)
         container = build(settings, migrate=False)
-        operator = container.access.create_key("bench-operator", "operator")
-        container.close()
         port = _free_port()
-        env = {
-            **os.environ,
-            "APP_ENV": "development",
-            "DATABASE_URL": url,
-            "SEED_ENCRYPTION_KEYS": key,
-        }
+        env = {**os.environ, "APP_ENV": "development", "DATABASE_URL": url}
+        env["SEED_ENCRYPTION_KEYS"] = key
         server = _start_gunicorn(env, port)
         base = f"http://127.0.0.1:{port}"
+        data_dir = PROJECT_ROOT / ".data" / "bench"
+        data_dir.mkdir(parents=True, exist_ok=True)
         try:
-            players = [Player(base, operator, i) for i in range(PLAYERS)]
-            commands, elapsed, latencies, errors = _run_players(players)
-            rate = commands / elapsed
+            players = _players(container, CONNECTIONS, 10**9)
+            plays = []
+            for player_id, token in players:
+                loaded = container.games.start(
+                    RequestContext(Actor(str(player_id), "player")), player_id, "klondike", STAKE
+                )
+                plays.append(f"{token} {loaded.state.game_id}")
+            dealers = _players(container, CONNECTIONS * DEALERS, STAKE)
+            bench = Bench(wrk, base, Usage(server), data_dir)
             yield (
-                f"gunicorn ({WORKERS} workers x 4 threads, as make run), {PLAYERS} concurrent "
-                f"players, {elapsed:.0f} s: {commands} game requests"
+                f"gunicorn as make run starts it (service/gunicorn_config.py: "
+                f"{os.environ.get('WEB_WORKERS', 'default')} workers), wrk "
+                f"{_version(wrk)}, {CONNECTIONS} connections, {SECONDS} s a phase"
             )
-            yield f"game commands: {rate:,.0f}/s"
-            yield (
-                f"latency: p50 {_percentile(latencies, 50) * 1000:.1f} ms, "
-                f"p99 {_percentile(latencies, 99) * 1000:.1f} ms"
-            )
-            if errors:
-                yield f"refused legal moves (should be none): {len(errors)}: {errors[0][:200]}"
-            trivial, trivial_elapsed = _run_trivial(base)
-            trivial_rate = trivial / trivial_elapsed
-            yield f"trivial endpoint (GET /healthz), same server and client: {trivial_rate:,.0f}/s"
-            yield f"ratio game commands / trivial requests: {rate / trivial_rate:.2f}"
+            plain = bench.run("healthz", None)
+            healthz = plain.rate
+            yield plain.line(healthz)
+            yield bench.run("healthz via Lua", "healthz.lua").line(healthz)
+            yield bench.run("plays", "plays.lua", plays).line(healthz)
+            by_connection = [dealers[i::CONNECTIONS] for i in range(CONNECTIONS)]
+            deal_lines = [" ".join(token for _, token in mine) for mine in by_connection]
+            deals = bench.run("deals", "deals.lua", deal_lines)
+            yield deals.line(healthz)
+            games = _open_games(container, dealers)
+            collect_lines = [
+                " ".join(f"{t} {games[t]}" for _, t in mine if t in games) or "none none"
+                for mine in by_connection
+            ]
+            # Each game is collected once: the phase is kept short enough not to run out.
+            seconds = max(1, min(SECONDS, int(len(games) / (4 * max(deals.rate, 1.0)))))
+            collects = bench.run("collects", "collects.lua", collect_lines, seconds)
+            yield f"{collects.line(healthz)} ({seconds} s, {len(games)} games dealt)"
         finally:
             server.terminate()
             server.wait(timeout=30)
+            container.close()
+
+
+def _version(wrk: str) -> str:
+    out = subprocess.run([wrk, "--version"], capture_output=True, text=True)
+    words = (out.stdout or out.stderr).split()
+    return words[1] if len(words) > 1 else "?"

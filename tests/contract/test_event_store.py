@@ -38,6 +38,10 @@ class CommittingPostgresStore:
                 stream_id, after_version=after_version, to_version=to_version
             )
 
+    def read_streams(self, stream_ids: Sequence[str]) -> dict[str, list[RecordedEvent]]:
+        with self._container.unit_of_work() as uow:
+            return uow.events.read_streams(stream_ids)
+
     def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
         with self._container.unit_of_work() as uow:
             return uow.events.read_all(after_position=after_position, limit=limit)
@@ -188,3 +192,13 @@ def test_stored_data_is_a_copy(store: EventStore) -> None:
 def test_bad_stream_ids_are_refused(store: EventStore) -> None:
     with pytest.raises(ValueError, match="stream id"):
         store.append("Game 1; DROP TABLE events", _events(_drawn(("AS",))), 0)
+
+
+def test_several_streams_are_read_whole_in_one_read(store: EventStore) -> None:
+    a, b, empty = (f"game-{uuid.uuid4()}" for _ in range(3))
+    store.append(a, _events(_drawn(("AS",))), 0)
+    store.append(b, _events(_drawn(("2S",)), _drawn(("3S",))), 0)
+    store.append(a, _events(_drawn(("4S",))), 1)
+    found = store.read_streams([a, b, empty])
+    assert found == {a: store.read_stream(a), b: store.read_stream(b)}
+    assert [r.version for r in found[a]] == [1, 2]

@@ -56,7 +56,8 @@ def test_a_connection_the_server_dropped_is_replaced_on_checkout(
         with pool.connection() as conn:
             pid = conn.info.backend_pid
         with psycopg.connect(admin_server_url, autocommit=True) as admin:
-            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            # Waits until the backend is gone: the server has dropped the connection.
+            admin.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))
         with pool.connection() as conn:  # checked, found dead, replaced: no error here
             assert conn.execute("SELECT 1").fetchone() == (1,)
             assert conn.info.backend_pid != pid
