@@ -278,9 +278,10 @@ def run() -> Iterator[str]:
             deals = bench.run("deals", "deals.lua", deal_lines, max(1, SECONDS // 2))
             yield f"{deals.line(healthz)} ({max(1, SECONDS // 2)} s)"
             games = _open_games(container, dealers)
+            # Dealt unevenly across connections: shared out again evenly for collecting.
+            dealt = [f"{token} {game}" for token, game in games.items()]
             collect_lines = [
-                " ".join(f"{t} {games[t]}" for _, t in mine if t in games) or "none none"
-                for mine in by_connection
+                " ".join(dealt[i::CONNECTIONS]) or "none none" for i in range(CONNECTIONS)
             ]
             # Each game is collected once: the phase is kept short enough not to run out.
             seconds = max(1, min(SECONDS, int(len(games) / (4 * max(deals.rate, 1.0)))))
