@@ -115,6 +115,27 @@ CREATE TABLE game_snapshots (
 );
 GRANT SELECT, INSERT, UPDATE ON game_snapshots TO vegas_app;
 
+-- One game's betting-history row, inserted or refreshed: the one rule for it, for commands
+-- (below) and for the rebuild (service/storage/projections.py). An older version never
+-- overwrites a newer one, and a game's end time, once set, stays.
+CREATE FUNCTION save_game_history(r game_history) RETURNS void
+LANGUAGE sql VOLATILE AS $$
+    INSERT INTO game_history AS h
+    SELECT r.*
+    ON CONFLICT (game_id) DO UPDATE
+       SET status = EXCLUDED.status,
+           foundation_count = EXCLUDED.foundation_count,
+           payout = EXCLUDED.payout,
+           refund = EXCLUDED.refund,
+           end_reason = EXCLUDED.end_reason,
+           version = EXCLUDED.version,
+           last_event_at = EXCLUDED.last_event_at,
+           ended_at = coalesce(h.ended_at, EXCLUDED.ended_at)
+     WHERE h.version < EXCLUDED.version
+$$;
+REVOKE EXECUTE ON FUNCTION save_game_history FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION save_game_history TO vegas_app;
+
 -- A game command's whole write as one statement (service/storage/game_writes.py): the events,
 -- appended as above; the game's betting-history row (p_history NULL for a duel seat's game,
 -- whose duel's rows tell its story); and, when one is due, its snapshot. The rows' times are
@@ -130,28 +151,17 @@ DECLARE
     head integer := p_expected + jsonb_array_length(p_events::jsonb);
 BEGIN
     RETURN QUERY SELECT * FROM append_events(p_stream, p_expected, p_events);
-    -- An older version never overwrites a newer one; a game's end time is set once.
-    INSERT INTO game_history AS h (game_id, player_id, variant, stake, currency, win_rate,
-                                   status, foundation_count, payout, refund, certification,
-                                   end_reason, version, started_at, last_event_at, ended_at)
-    SELECT r.game_id, r.player_id, r.variant, r.stake, r.currency, r.win_rate, r.status,
-           r.foundation_count, r.payout, r.refund, r.certification, r.end_reason, r.version,
-           first.recorded_at, latest.recorded_at,
-           CASE WHEN p_over THEN latest.recorded_at END
-      FROM jsonb_populate_record(NULL::game_history, p_history) r
-      JOIN events first ON first.stream_id = p_stream AND first.version = 1
-      JOIN events latest ON latest.stream_id = p_stream AND latest.version = r.version
-     WHERE p_history IS NOT NULL
-    ON CONFLICT (game_id) DO UPDATE
-       SET status = EXCLUDED.status,
-           foundation_count = EXCLUDED.foundation_count,
-           payout = EXCLUDED.payout,
-           refund = EXCLUDED.refund,
-           end_reason = EXCLUDED.end_reason,
-           version = EXCLUDED.version,
-           last_event_at = EXCLUDED.last_event_at,
-           ended_at = coalesce(h.ended_at, EXCLUDED.ended_at)
-     WHERE h.version < EXCLUDED.version;
+    IF p_history IS NOT NULL THEN
+        PERFORM save_game_history(ROW(h.game_id, h.player_id, h.variant, h.stake, h.currency,
+                                      h.win_rate, h.status, h.foundation_count, h.payout,
+                                      h.refund, h.certification, h.end_reason, h.version,
+                                      first.recorded_at, latest.recorded_at,
+                                      CASE WHEN p_over THEN latest.recorded_at END
+                                      )::game_history)
+           FROM jsonb_populate_record(NULL::game_history, p_history) h
+           JOIN events first ON first.stream_id = p_stream AND first.version = 1
+           JOIN events latest ON latest.stream_id = p_stream AND latest.version = h.version;
+    END IF;
     IF p_snapshot IS NOT NULL THEN
         INSERT INTO game_snapshots AS s (stream_id, version, state, mac, started_at,
                                          last_event_at)

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
+import orjson
 import psycopg
 
 from service.game import Game
@@ -100,22 +101,10 @@ HISTORY_COLUMNS = (
     "refund, certification, end_reason, version, started_at, last_event_at, ended_at"
 )
 
-# Insert or refresh one game's history row; an older version never overwrites a newer one.
-UPSERT_HISTORY_SQL = f"""
-INSERT INTO game_history ({HISTORY_COLUMNS})
-VALUES (%(game_id)s, %(player_id)s, %(variant)s, %(stake)s, %(currency)s, %(win_rate)s,
-        %(status)s, %(foundation_count)s, %(payout)s, %(refund)s, %(certification)s,
-        %(end_reason)s, %(version)s, %(started_at)s, %(last_event_at)s, %(ended_at)s)
-ON CONFLICT (game_id) DO UPDATE
-   SET status = EXCLUDED.status,
-       foundation_count = EXCLUDED.foundation_count,
-       payout = EXCLUDED.payout,
-       refund = EXCLUDED.refund,
-       end_reason = EXCLUDED.end_reason,
-       version = EXCLUDED.version,
-       last_event_at = EXCLUDED.last_event_at,
-       ended_at = EXCLUDED.ended_at
- WHERE game_history.version < EXCLUDED.version
+# Insert or refresh one game's history row by the database's one rule for it (migration 0014:
+# an older version never overwrites a newer one; an end time, once set, stays).
+SAVE_HISTORY_SQL = """
+SELECT save_game_history(jsonb_populate_record(NULL::game_history, %(row)s::text::jsonb))
 """
 
 # A player's games, newest first, a page at a time (cursor: the last row's start and id).
@@ -216,7 +205,7 @@ class ProjectionStore:
 
     def save_history(self, rows: Iterable[HistoryRow]) -> None:
         with self._conn.cursor() as cur:
-            cur.executemany(UPSERT_HISTORY_SQL, [asdict(r) for r in rows])
+            cur.executemany(SAVE_HISTORY_SQL, [{"row": _json_row(r)} for r in rows])
 
     def history(
         self,
@@ -246,3 +235,7 @@ class ProjectionStore:
             cur.execute(GAME_ROW_SQL, {"game_id": game_id})
             row = cur.fetchone()
             return HistoryRow(*row) if row else None
+
+
+def _json_row(row: HistoryRow) -> str:
+    return orjson.dumps(asdict(row)).decode()  # uuids and times as JSON strings

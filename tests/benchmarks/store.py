@@ -89,18 +89,9 @@ def _ours(url: str) -> Callable[[int], None]:
 
 def _eventsourcing(url: str) -> Callable[[int], None]:
     from eventsourcing.persistence import StoredEvent
-    from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+    from eventsourcing.postgres import PostgresApplicationRecorder
 
-    parts = urlsplit(url)
-    datastore = PostgresDatastore(
-        dbname=parts.path.lstrip("/"),
-        host=parts.hostname or "127.0.0.1",
-        port=parts.port or 5432,
-        user=unquote(parts.username or ""),
-        password=unquote(parts.password or ""),
-        pool_size=1,
-    )
-    recorder = PostgresApplicationRecorder(datastore, events_table_name="bench_es_events")
+    recorder = PostgresApplicationRecorder(_datastore(url), events_table_name="bench_es_events")
     originator = uuid.uuid4()
     state = canonical_json(_event().data).encode()
 
@@ -108,6 +99,21 @@ def _eventsourcing(url: str) -> Callable[[int], None]:
         recorder.insert_events([StoredEvent(originator, version, "bench:CardMoved", state)])
 
     return append
+
+
+def _datastore(url: str) -> Any:
+    """The eventsourcing library's connection settings for ``url`` (one connection)."""
+    from eventsourcing.postgres import PostgresDatastore
+
+    parts = urlsplit(url)
+    return PostgresDatastore(
+        dbname=parts.path.lstrip("/"),
+        host=parts.hostname or "127.0.0.1",
+        port=parts.port or 5432,
+        user=unquote(parts.username or ""),
+        password=unquote(parts.password or ""),
+        pool_size=1,
+    )
 
 
 MAKERS: dict[str, Callable[[str], Callable[[int], None]]] = {
@@ -151,18 +157,11 @@ def _rate(kind: str, url: str, writers: int) -> float:
 
 def _prepare_tables(owner_url: str) -> None:
     """The baselines' tables, made by the owner (the service login may not make tables)."""
-    from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+    from eventsourcing.postgres import PostgresApplicationRecorder
 
     with psycopg.connect(owner_url, autocommit=True) as conn:
         conn.execute("CREATE TABLE bench_raw (LIKE events INCLUDING ALL)")
-    parts = urlsplit(owner_url)
-    datastore = PostgresDatastore(
-        dbname=parts.path.lstrip("/"),
-        host=parts.hostname or "127.0.0.1",
-        port=parts.port or 5432,
-        user=unquote(parts.username or ""),
-        password=unquote(parts.password or ""),
-    )
+    datastore = _datastore(owner_url)
     PostgresApplicationRecorder(datastore, events_table_name="bench_es_events").create_table()
     datastore.close()
 

@@ -195,7 +195,7 @@ def test_bad_stream_ids_are_refused(store: EventStore) -> None:
 
 
 def test_several_streams_are_read_whole_in_one_read(store: EventStore) -> None:
-    a, b, empty = (f"game-{uuid.uuid4()}" for _ in range(3))
+    a, b, empty = (_stream() for _ in range(3))
     store.append(a, _events(_drawn(("AS",))), 0)
     store.append(b, _events(_drawn(("2S",)), _drawn(("3S",))), 0)
     store.append(a, _events(_drawn(("4S",))), 1)

@@ -1,12 +1,5 @@
 -- Collects: each connection collects the games its players were dealt, one request each.
 dofile(os.getenv("BENCH_LUA") .. "/common.lua")
-threads = {}
-local base_setup = setup
-function setup(thread)
-  base_setup(thread)
-  table.insert(threads, thread)
-end
-
 function init(args)
   words = own_line()  -- token game token game ...
   next_game = 0

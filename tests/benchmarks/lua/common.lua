@@ -1,10 +1,10 @@
 -- Shared by the scripts: one wrk thread per connection (-t N -c N), so each thread's state is
 -- one connection's. Each thread takes line `id` of the data file named by BENCH_DATA: its
 -- tokens and games, owned by that connection alone (no two requests ever race on one game).
-local counter = 0
+threads = {}
 function setup(thread)
-  counter = counter + 1
-  thread:set("id", counter)
+  table.insert(threads, thread)
+  thread:set("id", #threads)
 end
 
 function own_line()
@@ -35,7 +35,7 @@ end
 -- The summary the Python side parses: one JSON line.
 function done(summary, latency, requests)
   local failures = 0
-  for _, t in ipairs(threads or {}) do
+  for _, t in ipairs(threads) do
     failures = failures + (t:get("failed") or 0)
   end
   io.write(string.format(

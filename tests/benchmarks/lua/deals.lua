@@ -1,13 +1,6 @@
 -- Deals: each connection deals one game for each of its own players in turn (a player has one
 -- game in progress at most, so the data file holds more players than the phase can reach).
 dofile(os.getenv("BENCH_LUA") .. "/common.lua")
-threads = {}
-local base_setup = setup
-function setup(thread)
-  base_setup(thread)
-  table.insert(threads, thread)
-end
-
 function init(args)
   tokens = own_line()
   next_player = 0

@@ -1,13 +1,6 @@
 -- Plays: each connection draws through its own Klondike game (draw three, unlimited passes)
 -- and turns the waste over when the stock runs out, forever: every request is a command.
 dofile(os.getenv("BENCH_LUA") .. "/common.lua")
-threads = {}
-local base_setup = setup
-function setup(thread)
-  base_setup(thread)
-  table.insert(threads, thread)
-end
-
 function init(args)
   local words = own_line()
   auth = "Bearer " .. words[1]
