@@ -15,7 +15,7 @@ every game, and for corrupted ones.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from marshmallow import Schema, ValidationError, fields, validate
 
@@ -67,7 +67,10 @@ def compile_schema(schema: Schema) -> Loader | None:
             except ValidationError:
                 return DEFER
         # JSON arrays become tuples, as EventSchema.make_event makes them.
-        return event_class(**{k: tuple(v) if type(v) is list else v for k, v in values.items()})
+        for name, value in values.items():
+            if type(value) is list:
+                values[name] = tuple(value)
+        return event_class(**values)
 
     return load
 
@@ -95,6 +98,14 @@ def _field(field: fields.Field[Any]) -> Loader | None:
         return None
     if not field.validators and not allow_none:
         return kind
+    if kind is _string and not allow_none and len(field.validators) == 1:
+        plain = _plain_string(field.validators[0])
+        if plain is not None:
+            return plain
+    if kind is _integer and not allow_none and len(field.validators) == 1:
+        plain = _plain_integer(field.validators[0])
+        if plain is not None:
+            return plain
     load_kind = kind
     passes = tuple(_passes(v) for v in field.validators)
 
@@ -144,6 +155,41 @@ def _passes(validator: Callable[[Any], Any]) -> Callable[[Any], bool]:
     return passes
 
 
+def _plain_string(validator: Any) -> Loader | None:
+    """A required string with one Regexp or OneOf: one test, no loop (the commonest fields:
+    pile ids and cards)."""
+    if type(validator) is validate.Regexp:
+        match = cast(Any, validator.regex).match  # a str pattern: the schemas compile text
+        return lambda value: value if type(value) is str and match(value) is not None else DEFER
+    if type(validator) is validate.OneOf:
+        try:
+            members = frozenset(validator.choices)
+        except TypeError:
+            return None
+        return lambda value: value if type(value) is str and value in members else DEFER
+    return None
+
+
+def _plain_integer(validator: Any) -> Loader | None:
+    """A required integer with one Range (counts, amounts, seats): the bounds compared here,
+    inclusive or not as the Range says."""
+    if type(validator) is not validate.Range:
+        return None
+    low, high = validator.min, validator.max
+    low_in, high_in = validator.min_inclusive, validator.max_inclusive
+
+    def load(value: Any) -> Any:
+        if type(value) is not int:
+            return DEFER
+        if low is not None and (value < low if low_in else value <= low):
+            return DEFER
+        if high is not None and (value > high if high_in else value >= high):
+            return DEFER
+        return value
+
+    return load
+
+
 def _string(value: Any) -> Any:
     return value if type(value) is str else DEFER
 
@@ -160,8 +206,13 @@ def _list_of(inner: Loader) -> Loader:
     def load(value: Any) -> Any:
         if type(value) is not list:
             return DEFER
-        loaded = [inner(item) for item in value]
-        return DEFER if any(item is DEFER for item in loaded) else loaded
+        loaded = []
+        for item in value:
+            one = inner(item)
+            if one is DEFER:
+                return DEFER
+            loaded.append(one)
+        return loaded
 
     return load
 
