@@ -35,7 +35,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from events.chain import GENESIS, canonical_json
+from events.chain import GENESIS
+from events.json_text import canonical_json
 
 FORMAT = "vegas-solitaire/checkpoint/1"
 

@@ -22,20 +22,15 @@ same encoding in SQL when it appends (the timestamp comes from the database cloc
 from __future__ import annotations
 
 import hashlib
-import json
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
+from events.json_text import canonical_json
 from events.records import RecordedEvent
 
 GENESIS = "0" * 64
-
-
-def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
 def timestamp_text(at: datetime) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 import psycopg
 from psycopg import pq, sql
 
-from events.chain import canonical_json
+from events.json_text import canonical_json
 from events.records import ConcurrencyConflict, NewEvent, RecordedEvent
 from events.store import check_stream_id
 

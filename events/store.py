@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
-from events.chain import GENESIS, canonical_json, event_hash
+from events.chain import GENESIS, event_hash
+from events.json_text import canonical_json
 from events.records import STREAM_ID, ConcurrencyConflict, NewEvent, RecordedEvent
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 
-from events.chain import canonical_json
+from events.json_text import canonical_json
 from service.config import Settings
 from service.games import GAMES
 from service.unit_of_work import UnitOfWork

@@ -22,9 +22,11 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg import sql
+from psycopg.types.json import set_json_loads
 from psycopg_pool import ConnectionPool
 from psycopg_pool.base import AttemptWithBackoff
 
+from events import json_text
 from service.config import PROJECT_ROOT, ConfigError, Settings
 
 log = logging.getLogger(__name__)
@@ -403,6 +405,7 @@ def create_pool(url: str, settings: Settings, *, name: str = "vegas") -> Connect
     role = settings.db_role
 
     def configure(conn: psycopg.Connection[Any]) -> None:
+        set_json_loads(json_text.loads, conn)  # stored JSON read by orjson, as json.loads reads it
         if role:
             conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
         conn.commit()

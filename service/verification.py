@@ -138,13 +138,14 @@ def verify_game(
     # The seed and the ledger are checked from the records alone; the rest folds the stream.
     deck = _check_seed(result, events, rules, duel)
     _check_ledger(result, events, postings)
-    unfit = _misfit(events)
-    if unfit is not None:  # not foldable: the rules and the payout cannot be checked
-        version, problem = unfit
-        return result.stop(version, "an event that fits the table", problem)
-    shown = g.shown_cards(events)
+    replay = _replay(events)
+    if isinstance(replay, Misfit):  # not foldable: the rules and the payout cannot be checked
+        return result.stop(replay.version, "an event that fits the table", replay.problem)
+    shown = replay.shown
     redeals = _redealer(events, duel) if deck is not None else None
-    _check_rules(result, events, paytables, deck, {n: c for _, n, c in shown}, redeals)
+    _check_rules(
+        result, events, replay.states, paytables, deck, {n: c for _, n, c in shown}, redeals
+    )
     if deck is not None and result.checks["deck"] != "not-applicable":
         _check_shown(result, shown, rules, deck)
     _check_payout(result, events)
@@ -203,35 +204,57 @@ def _command_for(event: GameEvent) -> g.Command | None:
     return None  # AutoCompleted: only ever a command's consequence
 
 
-def _misfit(events: Sequence[GameEvent]) -> tuple[int, str] | None:
-    """The first recorded event that cannot have happened where it stands, and why: the rest
-    of the checks fold the stream, which trusts that every event fits."""
+@dataclass(frozen=True, slots=True)
+class Misfit:
+    """The first recorded event that cannot have happened where it stands, and why."""
+
+    version: int
+    problem: str
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A stream folded once: the state before each event (``states[k]``: after the first k;
+    the last is the final state) and every sealed card it showed (as g.shown_cards has them)."""
+
+    states: list[g.Game]
+    shown: list[tuple[int, int, Card]]
+
+
+def _replay(events: Sequence[GameEvent]) -> Replay | Misfit:
+    """Fold the stream once, checking that every event fits the state it lands on: the rest of
+    the checks use these states, which trusts that every event fits."""
     state = g.fold(events[:1])
     rules = state.rules
     assert rules is not None
     dealt = events[1]
     assert isinstance(dealt, Dealt)
     if dealt.piles is None and (dealt.deck is None or len(dealt.deck) != 52 * rules.decks):
-        return 2, f"a deal of {rules.id}: its piles (or, recorded before sealing, its deck)"
+        return Misfit(2, f"a deal of {rules.id}: its piles (or, recorded before sealing, its deck)")
     if table_fold.piles_named(dealt) - set(rules.layout.ids):
-        return 2, f"piles of {rules.id}"
+        return Misfit(2, f"piles of {rules.id}")
+    states = [g.INITIAL, state]
+    shown: list[tuple[int, int, Card]] = []
     state = g.evolve(state, dealt)
+    states.append(state)
     for version, event in enumerate(events[2:], start=3):
         if isinstance(event, StakePlaced | Dealt):
-            return version, "a game is staked and dealt once"
+            return Misfit(version, "a game is staked and dealt once")
         if isinstance(event, Collected | Voided) and version != len(events):
-            return version, "nothing follows the end of a game"
+            return Misfit(version, "nothing follows the end of a game")
         table = state.table
         assert table is not None
         if isinstance(event, Undone):
             if state.undo is None:
-                return version, "an undo of nothing that can be undone"
+                return Misfit(version, "an undo of nothing that can be undone")
         elif not isinstance(event, Collected | Voided):
             problem = table_fold.misfit(table, event)
             if problem is not None:
-                return version, problem
+                return Misfit(version, problem)
+        shown.extend((version, n, c) for n, c in table_fold.reveals(table, event))
         state = g.evolve(state, event)
-    return None
+        states.append(state)
+    return Replay(states, shown)
 
 
 def _start_command(
@@ -287,6 +310,7 @@ def _redealer(events: Sequence[GameEvent], duel: Revealed | None) -> Shuffle | N
 def _check_rules(
     result: GameVerification,
     events: list[GameEvent],
+    states: Sequence[g.Game],
     paytables: Mapping[str, Paytable],
     deck: tuple[Card, ...] | None,
     sealed: Mapping[int, Card],
@@ -313,7 +337,7 @@ def _check_rules(
                 result.fail("deck", _location(stream, 2), expected[1:], events[1:start])
     except (RuleViolation, ValueError) as exc:
         result.fail("rules", _location(stream, 1), "a valid deal", exc)
-    state = g.fold(events[:start])
+    state = states[start]
     now = _clock_for(events, state)
     i = start
     while i < len(events):
@@ -321,8 +345,8 @@ def _check_rules(
         command_i = _command_for(event)
         if command_i is None:  # automatic play that no command caused
             result.fail("rules", _location(stream, i + 1), "a command's event", event.TYPE)
-            state = g.evolve(state, event)
             i += 1
+            state = states[i]
             continue
         try:
             decided = g.decide(state, command_i, sealed, redeals, now)
@@ -337,8 +361,8 @@ def _check_rules(
         if decided != recorded:
             check = "deck" if isinstance(event, Reshuffled) else "rules"
             result.fail(check, _location(stream, i + 1), decided, recorded)
-        state = g.fold(recorded, state)
         i += len(recorded)
+        state = states[i]  # the recorded events folded onto the state they were decided on
     result.state = state
 
 

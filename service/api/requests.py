@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import g, request
 
-from events.chain import canonical_json
+from events.json_text import canonical_json
 from service.api.auth import require_principal
 from service.api.problems import Problem
 from service.context import RequestContext

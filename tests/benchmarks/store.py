@@ -33,8 +33,8 @@ import psycopg
 from cryptography.fernet import Fernet
 
 from events.catalog import CardMoved
-from events.chain import canonical_json
 from events.codec import decode_game
+from events.json_text import canonical_json
 from events.records import NewEvent
 from service import game as g
 from service.config import Settings

@@ -10,7 +10,8 @@ from typing import Any
 import psycopg
 
 from events.anchor import Checkpoint
-from events.chain import canonical_json, event_hash
+from events.chain import event_hash
+from events.json_text import canonical_json
 from service import audit
 from service import game as g
 from service.wiring import Container
