@@ -35,20 +35,27 @@ def _filesystem_transport(data_dir: Path) -> tuple[str, dict[str, Any], str]:
     return "filesystem://", options, f"file://{root / 'results'}"
 
 
+#: kombu's filesystem transport with messages renamed into the queue whole (service.broker_files).
+FILESYSTEM_TRANSPORT = "service.broker_files:Transport"
+
+
 def make_celery(settings: Settings) -> Celery:
     app = Celery("vegas", include=["service.tasks"])
     if settings.celery_broker_url:
         broker = settings.celery_broker_url
         options: dict[str, Any] = {}
         backend = settings.celery_result_backend or settings.celery_broker_url
+        transport = None
     else:
         broker, options, backend = _filesystem_transport(settings.data_dir)
+        transport = FILESYSTEM_TRANSPORT
         if settings.celery_result_backend:
             backend = settings.celery_result_backend
     if backend.startswith("file://"):
         Path(backend.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
     app.conf.update(
         broker_url=broker,
+        broker_transport=transport,
         broker_transport_options=options,
         result_backend=backend,
         result_expires=timedelta(days=1),
