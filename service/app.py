@@ -15,7 +15,7 @@ from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
 
-from service import cli
+from service import cli, console
 from service.api import audits, checkpoints, duels, games, players, public, reports
 from service.api.problems import (
     MEDIA_TYPE,
@@ -93,6 +93,7 @@ def create_app(
     api.register_blueprint(checkpoints.blp)
     api.register_blueprint(reports.blp)
     app.extensions["vegas_api"] = api
+    app.register_blueprint(console.blp)  # HTML and static files, outside the API document
 
     _install_docs_assets(app)
     _install_handlers(app)

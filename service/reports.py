@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from service import finance, ledger
+from service import finance, finance_charts, ledger
 from service.errors import InvalidArgument
+from service.games import STANDALONE
 from service.paytable import Paytable
 from service.unit_of_work import UnitOfWork
 
@@ -49,6 +50,20 @@ class Reports:
             finance.catch_up(uow)
         with self._uow() as uow:
             return finance.daily_report(uow, start, end, currency)
+
+    def chart(
+        self, kind: str, start: date, end: date, currency: str, variant: str | None = None
+    ) -> str:
+        """The daily report of the period drawn as SVG: money per day (for one game, or all),
+        or each game's actual RTP against the one it publishes (service.finance_charts)."""
+        report = self.daily(start, end, currency)
+        if kind == "rtp":
+            published = {
+                name: game.published.rtp if game.published else None
+                for name, game in STANDALONE.items()
+            }
+            return finance_charts.rtp_chart(report, published)
+        return finance_charts.money_chart(report, variant)
 
     def reconciliation(self, day: date) -> Reconciliation:
         """The stored (nightly) reconciliation of ``day`` if there is one, else computed now."""

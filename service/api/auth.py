@@ -19,7 +19,7 @@ from service.api.problems import Problem
 from service.api.wiring import services
 
 F = TypeVar("F", bound=Callable[..., Any])
-PlayerAccess = Literal["self", "owner", "seated"] | None
+PlayerAccess = Literal["self", "owner", "seated", "any"] | None
 
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="vegas-solitaire"'}
 
@@ -40,7 +40,7 @@ def current_principal() -> Principal | None:
 def allow(*staff: str, player: PlayerAccess = None) -> Callable[[F], F]:
     """Let the listed staff roles call the route, and players when ``player`` says how:
     "self" (the route's ``player_id`` must be theirs), "owner" (the service checks that the
-    game is theirs) or "seated" (they sit in the route's duel)."""
+    game is theirs), "seated" (they sit in the route's duel) or "any" (about themselves)."""
 
     def decorate(view: F) -> F:
         @functools.wraps(view)

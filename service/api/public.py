@@ -7,8 +7,9 @@ from typing import Any
 from marshmallow import RAISE
 
 from service.api import schemas
+from service.api.auth import allow, current_principal
 from service.api.blueprint import Blueprint
-from service.api.docs import problems
+from service.api.docs import AUTHENTICATED, BEARER, problems
 from service.api.problems import TYPES, Problem
 from service.api.wiring import services
 from service.games import STANDALONE, VEGAS_DRAW1
@@ -40,6 +41,26 @@ def variants() -> Any:
             "collect_after_seconds": int(settings.idle_collect_after.total_seconds()),
             "policy": "a game idle this long is collected automatically with the winnings it holds",
         },
+    }
+
+
+@blp.route("/v1/whoami", methods=["GET"])
+@allow("operator", "auditor", "finance", player="any")
+@blp.doc(
+    security=BEARER,
+    summary="Who the bearer token is: its role, and the player's id for a player session",
+    description="What a front-end (the console, say) needs after sign-in to know which pages "
+    "and which player's wallet to show. Staff are named by their key's id, as in events.",
+)
+@blp.response(200, schemas.WhoAmISchema)
+@problems(blp, *AUTHENTICATED)
+def whoami() -> Any:
+    principal = current_principal()
+    assert principal is not None  # allow() answered 401 otherwise
+    return {
+        "role": principal.role,
+        "actor": principal.actor.id,
+        "player_id": principal.player_id,
     }
 
 

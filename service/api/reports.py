@@ -17,6 +17,7 @@ from service.api.wiring import services
 blp = Blueprint("reports", __name__, description="Finance reports and reconciliation")
 
 CSV = "text/csv"
+SVG = "image/svg+xml"
 
 
 @blp.route("/v1/reports/daily", methods=["GET"])
@@ -79,6 +80,27 @@ def _totals(totals: finance.Totals) -> dict[str, Any]:
         "ggr": totals.ggr,
         "rtp": totals.rtp,
     }
+
+
+@blp.route("/v1/reports/daily/chart", methods=["GET"])
+@allow("finance")
+@blp.doc(
+    security=BEARER,
+    summary="The daily report drawn as an SVG chart",
+    description="chart=money: stakes, payouts and GGR per day in major units (one variant, or "
+    "all); chart=rtp: each game's actual RTP over the period against its published RTP. The "
+    "same figures as GET /v1/reports/daily, standing alone (no script, no remote fonts).",
+)
+@blp.arguments(schemas.DailyChartQuerySchema, location="query", unknown=RAISE)
+@blp.alt_response(
+    200, description="An SVG chart", content_type=SVG, schema={"type": "string"}, success=True
+)
+@problems(blp, *AUTHENTICATED, 422)
+def daily_chart(query: dict[str, Any]) -> Any:
+    svg = services().reports.chart(
+        query["chart"], query["start"], query["end"], query["currency"], query["variant"]
+    )
+    return Response(svg, mimetype=SVG)
 
 
 @blp.route("/v1/reconciliation", methods=["GET"])

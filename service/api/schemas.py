@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from service import finance_charts
 from service.games import GAMES, STANDALONE
 from service.games.klondike import ANY_FOUNDATION, FOUNDATION_PILES, TABLEAU_PILES, WASTE
 from service.rules.actions import ACTIONS
@@ -69,6 +70,17 @@ class ProblemSchema(Schema):
     errors = fields.Dict(metadata={"description": "field -> messages, for validation errors"})
     game_id = fields.String()
     current_version = fields.Integer()
+
+
+class WhoAmISchema(Schema):
+    role = fields.String(
+        required=True, metadata={"description": "player, operator, auditor or finance"}
+    )
+    actor = fields.String(
+        required=True,
+        metadata={"description": "as events name the caller: the player's id, or key:<uuid>"},
+    )
+    player_id = fields.UUID(allow_none=True, metadata={"description": "a player session's"})
 
 
 class ProblemTypeSchema(Schema):
@@ -779,6 +791,19 @@ class DailyQuerySchema(Strict):
     start = fields.Date(required=True, data_key="from")
     end = fields.Date(required=True, data_key="to")
     currency = fields.String(required=True, validate=validate.Regexp(r"^[A-Z]{3}$"))
+
+
+class DailyChartQuerySchema(DailyQuerySchema):
+    chart = fields.String(
+        load_default="money",
+        validate=validate.OneOf(finance_charts.KINDS),
+        metadata={"description": "money: stakes, payouts, GGR per day; rtp: actual vs published"},
+    )
+    variant = fields.String(
+        load_default=None,
+        validate=validate.OneOf(sorted(GAMES)),
+        metadata={"description": "money for this game only (default: all games)"},
+    )
 
 
 class TotalsSchema(Schema):

@@ -1,0 +1,562 @@
+// The console: a client of the public API only (openapi.yaml), in plain JavaScript.
+// The bearer token lives in sessionStorage and travels only in the Authorization header.
+
+const TOKEN = "vegas.token";
+const app = document.getElementById("app");
+const problemBox = document.getElementById("problem");
+let me = null; // GET /v1/whoami
+
+// --- talking to the API -----------------------------------------------------------------------
+
+class ApiProblem extends Error {
+  constructor(status, body) {
+    super(body && (body.detail || body.title) ? (body.detail || body.title) : `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+async function api(method, path, body, { accept = "application/json", idempotent = false } = {}) {
+  const headers = { Accept: accept };
+  const token = sessionStorage.getItem(TOKEN);
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (idempotent) headers["Idempotency-Key"] = crypto.randomUUID();
+  const response = await fetch(path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) {
+    let problem = null;
+    try { problem = await response.json(); } catch { /* not problem+json */ }
+    throw new ApiProblem(response.status, problem);
+  }
+  if (accept !== "application/json") return response.blob();
+  return response.status === 204 ? null : response.json();
+}
+
+function showProblem(error) {
+  problemBox.textContent = error instanceof ApiProblem ? error.message : String(error);
+  problemBox.hidden = false;
+}
+
+function clearProblem() {
+  problemBox.hidden = true;
+  problemBox.textContent = "";
+}
+
+// Run an action; any problem the API answers is shown as the message it carries.
+async function attempt(work) {
+  clearProblem();
+  try {
+    return await work();
+  } catch (error) {
+    showProblem(error);
+    return undefined;
+  }
+}
+
+// --- small DOM helpers --------------------------------------------------------------------------
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined) continue;
+    node.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+
+function money(amount, currency) {
+  if (amount === null || amount === undefined) return "–";
+  const sign = amount < 0 ? "-" : "";
+  const abs = Math.abs(amount);
+  return `${currency || ""} ${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`.trim();
+}
+
+function figures(pairs) {
+  return el("dl", { class: "figures" },
+    pairs.map(([name, value, id]) => el("div", {}, el("dt", { text: name }),
+      el("dd", { text: String(value), "data-figure": id || name }))));
+}
+
+// --- cards --------------------------------------------------------------------------------------
+
+const RANKS = { A: "Ace", T: "10", J: "Jack", Q: "Queen", K: "King" };
+const SUITS = { S: ["♠", "spades", false], H: ["♥", "hearts", true], D: ["♦", "diamonds", true], C: ["♣", "clubs", false] };
+
+function cardName(code) {
+  const [rank, suit] = [code.slice(0, -1), code.slice(-1)];
+  return `${RANKS[rank] || rank} of ${SUITS[suit][1]}`;
+}
+
+function cardFace(code, attrs = {}) {
+  const [rank, suit] = [code.slice(0, -1), code.slice(-1)];
+  const [symbol, , red] = SUITS[suit];
+  return el("button", {
+    type: "button", class: `card${red ? " red" : ""}`, "aria-label": cardName(code),
+    "data-card": code, ...attrs,
+  }, `${rank === "T" ? "10" : rank}${symbol}`);
+}
+
+function cardBack(back, known) {
+  // A face-down card; a replay of an ended game may know it (shown dimmed, labelled).
+  return known
+    ? el("button", { type: "button", class: `card back known back-${back}`, "aria-label": `face-down ${cardName(known)}`, tabindex: "-1" }, known)
+    : el("button", { type: "button", class: `card back back-${back}`, "aria-label": "face-down card", tabindex: "-1" });
+}
+
+// --- the board, drawn from the generic view ------------------------------------------------------
+
+const TOP_KINDS = ["stock", "waste", "discard", "foundation", "flank"];
+
+function pileLabel(pile) {
+  return pile.id.replace(":", " ");
+}
+
+// Draw ``view.piles``: stock, waste and foundations on top, columns (fanned) below, a pyramid
+// as a triangle. ``handlers.card(pile, index)`` and ``handlers.pile(pile)`` get clicks.
+function drawBoard(view, prefs, handlers = null, marks = {}) {
+  const back = prefs.card_back || 1;
+  const board = el("section", { class: `board ${prefs.colour || "green"}`, "aria-label": "The table" });
+  const piles = view.piles || [];
+  const pileNode = (pile, layout) => {
+    const node = el("div", {
+      class: `pile ${layout}${marks.targets && marks.targets.has(pile.id) ? " target" : ""}`,
+      "data-pile": pile.id, role: "group", "aria-label": `${pileLabel(pile)}, ${pile.count} cards`,
+    }, el("span", { class: "name", text: pileLabel(pile), "aria-hidden": "true" }));
+    const known = pile.face_down_cards || [];
+    const downShown = layout === "fanned" ? pile.face_down : Math.min(pile.face_down, pile.cards.length ? 0 : 1);
+    for (let i = 0; i < downShown; i += 1) node.append(cardBack(back, known[i]));
+    pile.cards.forEach((code, index) => {
+      const face = cardFace(code);
+      if (marks.selected && marks.selected.pile === pile.id && index >= marks.selected.index) face.classList.add("selected");
+      if (handlers) face.addEventListener("click", (event) => { event.stopPropagation(); handlers.card(pile, index); });
+      else face.tabIndex = -1;
+      node.append(face);
+    });
+    if (layout !== "fanned" && pile.count > pile.cards.length) {
+      node.append(el("span", { class: "count", text: `${pile.count}` }));
+    }
+    if (handlers) {
+      node.tabIndex = 0;
+      node.addEventListener("click", () => handlers.pile(pile));
+      node.addEventListener("keydown", (event) => {
+        if (event.target === node && (event.key === "Enter" || event.key === " ")) { event.preventDefault(); handlers.pile(pile); }
+      });
+    }
+    return node;
+  };
+  const top = el("div", { class: "row" });
+  const columns = el("div", { class: "row" });
+  const pyramid = piles.filter((p) => p.kind === "pyramid");
+  for (const pile of piles) {
+    if (pile.kind === "pyramid") continue;
+    if (TOP_KINDS.includes(pile.kind)) top.append(pileNode(pile, pile.kind === "waste" ? "spread" : "stacked"));
+    else columns.append(pileNode(pile, "fanned"));
+  }
+  board.append(top);
+  if (pyramid.length) {
+    const triangle = el("div", { class: "pyramid" });
+    let start = 0;
+    for (let size = 1; start < pyramid.length; size += 1) {
+      triangle.append(el("div", { class: "prow" }, pyramid.slice(start, start + size).map((p) => pileNode(p, "stacked"))));
+      start += size;
+    }
+    board.append(triangle);
+  }
+  if (columns.childElementCount) board.append(columns);
+  return board;
+}
+
+function describeMove(move) {
+  switch (move.action) {
+    case "move": return `Move ${move.count > 1 ? `${move.count} cards` : "a card"} from ${move.from} to ${move.to}`;
+    case "turn": return `Turn the top card of ${move.pile}`;
+    case "remove": return `Remove ${move.piles.join(" + ")}`;
+    case "pick": return `Draw ${cardName(move.card)} from ${move.from} to ${move.to}`;
+    case "collect": return "End game and collect";
+    default: return move.action.charAt(0).toUpperCase() + move.action.slice(1);
+  }
+}
+
+// --- sign in --------------------------------------------------------------------------------------
+
+function signIn() {
+  const input = el("input", { id: "token", type: "password", autocomplete: "off", required: true });
+  const form = el("form", { class: "panel signin" },
+    el("h1", { text: "Sign in" }),
+    el("p", { text: "Paste a player session token (an operator mints it: POST /v1/players/{id}/sessions) or a staff API key (flask --app service keys create). It is kept in this tab's session storage only." }),
+    el("label", { for: "token", text: "Session token or API key" }), input,
+    el("p", {}, el("button", { type: "submit", text: "Sign in" })));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    sessionStorage.setItem(TOKEN, input.value.trim());
+    const who = await attempt(() => api("GET", "/v1/whoami"));
+    if (!who) { sessionStorage.removeItem(TOKEN); return; }
+    me = who;
+    showIdentity();
+    go(home());
+  });
+  app.replaceChildren(form);
+  input.focus();
+}
+
+// Show ``hash``: a new hash is routed by the hashchange listener, the same one here.
+function go(hash) {
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+function home() {
+  return { player: "#/table", finance: "#/finance" }[me.role] || "#/replay";
+}
+
+function showIdentity() {
+  document.getElementById("who").textContent = me ? `${me.role} ${me.player_id || me.actor}` : "";
+  document.getElementById("signout").hidden = !me;
+  const nav = document.getElementById("nav");
+  nav.hidden = !me;
+  for (const link of nav.querySelectorAll("a")) link.hidden = !me || !link.dataset.role.split(" ").includes(me.role);
+}
+
+document.getElementById("signout").addEventListener("click", async () => {
+  if (me && me.role === "player") await attempt(() => api("DELETE", `/v1/players/${me.player_id}/sessions/current`));
+  sessionStorage.removeItem(TOKEN);
+  me = null;
+  showIdentity();
+  go("#/signin");
+});
+
+// --- the table (players) ------------------------------------------------------------------------
+
+const table = { prefs: {}, view: null, selected: null, variants: null, stakes: {} };
+
+async function tablePage(gameId) {
+  const [wallet, prefs, variants] = await Promise.all([
+    api("GET", `/v1/players/${me.player_id}/wallet`),
+    api("GET", `/v1/players/${me.player_id}/preferences`),
+    table.variants ? table.variants : api("GET", "/v1/variants"),
+  ]);
+  table.prefs = prefs;
+  table.variants = variants;
+  const id = gameId || wallet.open_game_id;
+  const balance = el("section", { class: "panel" }, el("h1", { text: "Table" }),
+    figures([
+      ["Balance", money(wallet.balance, wallet.currency), "balance"],
+      ["Held in play", money(wallet.held, wallet.currency), "held"],
+      ["Certification (sandbox) balance", money(wallet.sandbox.balance, wallet.sandbox.currency), "sandbox"],
+    ]));
+  const main = el("div", { id: "table-main" });
+  const history = el("section", { class: "panel", id: "history" });
+  app.replaceChildren(balance, main, history);
+  if (id) {
+    table.view = await api("GET", `/v1/games/${id}`);
+    table.selected = null;
+    renderGame(main, wallet.currency);
+  } else {
+    renderLobby(main, wallet.currency);
+  }
+  await renderHistory(history);
+}
+
+function renderLobby(main, currency) {
+  const paytable = table.variants.paytables.find((t) => t.currency === currency) || table.variants.paytables[0];
+  const ladder = paytable.ladder;
+  const tiles = table.variants.variants.map((game) => {
+    const stakeAt = table.stakes[game.name] ?? 0;
+    const output = el("output", { "aria-live": "polite", text: money(ladder[stakeAt], paytable.currency) });
+    const step = (delta) => () => {
+      const next = Math.min(ladder.length - 1, Math.max(0, (table.stakes[game.name] ?? 0) + delta));
+      table.stakes[game.name] = next;
+      output.textContent = money(ladder[next], paytable.currency);
+    };
+    const deal = async () => {
+      const stake = ladder[table.stakes[game.name] ?? 0];
+      const view = await attempt(() => api("POST", "/v1/games", { variant: game.name, stake }, { idempotent: true }));
+      if (view) { location.hash = `#/table/${view.id}`; }
+    };
+    return el("article", { class: "panel game-tile", "data-variant": game.name },
+      el("h3", { text: game.title }),
+      el("p", { class: "muted", text: game.summary.join(" ") }),
+      el("p", { text: `Pays ${game.paytable.per_unit} per ${game.paytable.units}, at most ${game.paytable.max_payout}.` }),
+      el("p", { text: game.rtp ? `Published RTP ${(Number(game.rtp.rtp) * 100).toFixed(2)}% (95%: ${game.rtp.low}–${game.rtp.high})` : "RTP not yet published" }),
+      el("div", { class: "stake" },
+        el("button", { type: "button", "aria-label": `Lower the stake of ${game.title}`, onclick: step(-1) }, "−"),
+        output,
+        el("button", { type: "button", "aria-label": `Raise the stake of ${game.title}`, onclick: step(1) }, "+")),
+      el("button", { type: "button", onclick: deal }, `Deal ${game.title}`));
+  });
+  main.replaceChildren(el("section", { class: "panel" }, el("h2", { text: "Lobby" }), el("div", { class: "games" }, tiles)));
+}
+
+async function play(move) {
+  const view = await attempt(() => api("POST", `/v1/games/${table.view.id}/actions`, move, { idempotent: true }));
+  if (view) {
+    table.view = view;
+    table.selected = null;
+    await tablePage(view.id);
+  }
+}
+
+function movesFrom(pileId, index, pile) {
+  const count = pile.cards.length - index;
+  const card = pile.cards[index];
+  return table.view.legal_moves.filter((m) =>
+    (m.action === "move" && m.from === pileId && (m.count === undefined || m.count === count)) ||
+    (m.action === "pick" && m.from === pileId && m.card === card) ||
+    (m.action === "remove" && m.piles.includes(pileId) && index === pile.cards.length - 1));
+}
+
+function onCard(pile, index) {
+  const legal = table.view.legal_moves;
+  const selected = table.selected;
+  if (selected && selected.pile !== pile.id) return onPile(pile);
+  if (pile.kind === "stock") return onPile(pile);
+  const options = movesFrom(pile.id, index, pile);
+  const alone = options.filter((m) => m.action === "remove" && m.piles.length === 1);
+  if (alone.length && options.length === 1) return play(alone[0]);
+  if (!options.length) {
+    const turn = legal.find((m) => m.action === "turn" && m.pile === pile.id);
+    if (turn) return play(turn);
+    showProblem(`Nothing can be done with ${cardName(pile.cards[index])} now.`);
+    return undefined;
+  }
+  table.selected = { pile: pile.id, index, options };
+  return redraw();
+}
+
+function onPile(pile) {
+  const legal = table.view.legal_moves;
+  const selected = table.selected;
+  if (selected) {
+    const move = selected.options.find((m) =>
+      (m.to === pile.id) || (m.action === "remove" && m.piles.length === 2 && m.piles.includes(pile.id) && pile.id !== selected.pile));
+    table.selected = null;
+    if (move) return play(move);
+    return redraw();
+  }
+  if (pile.kind === "stock") {
+    const action = legal.find((m) => m.action === "draw") || legal.find((m) => m.action === "recycle") || legal.find((m) => m.action === "redeal");
+    if (action) return play(action);
+  }
+  const turn = legal.find((m) => m.action === "turn" && m.pile === pile.id);
+  if (turn) return play(turn);
+  return undefined;
+}
+
+function redraw() {
+  const main = document.getElementById("table-main");
+  if (main) renderGame(main, table.view.currency);
+}
+
+function renderGame(main, currency) {
+  const view = table.view;
+  const over = !["in_progress", "complete", "new"].includes(view.status);
+  const targets = new Set();
+  if (table.selected) {
+    for (const m of table.selected.options) {
+      if (m.to) targets.add(m.to);
+      if (m.action === "remove") m.piles.forEach((p) => p !== table.selected.pile && targets.add(p));
+    }
+  }
+  const handlers = over ? null : { card: onCard, pile: onPile };
+  const counters = Object.entries(view.counters || {}).filter(([, v]) => v !== null)
+    .map(([name, value]) => [name.replace("_", " "), value, name]);
+  const buttons = over ? [] : view.legal_moves.filter((m) => ["draw", "recycle", "redeal"].includes(m.action))
+    .map((m) => el("button", { type: "button", onclick: () => play(m) }, describeMove(m)));
+  if (!over && view.can_undo) buttons.push(el("button", { type: "button", onclick: () => play({ action: "undo" }) }, "Undo"));
+  if (!over) {
+    buttons.push(el("button", {
+      type: "button", class: "collect",
+      onclick: async () => {
+        const done = await attempt(() => api("POST", `/v1/games/${view.id}/collect`, undefined, { idempotent: true }));
+        if (done) { table.view = done; await tablePage(done.id); }
+      },
+    }, "End game and collect"));
+  }
+  const moves = over ? [] : view.legal_moves.filter((m) => m.action !== "collect")
+    .map((m) => el("button", { type: "button", onclick: () => play(m) }, describeMove(m)));
+  main.replaceChildren(el("section", { class: "panel", "data-game": view.id, "data-status": view.status },
+    el("h2", { text: `${view.title}${view.certification ? " (certification)" : ""}` }),
+    figures([
+      ["Stake", money(view.stake, view.currency), "stake"],
+      ["Win rate", money(view.win_rate, view.currency) + ` per ${view.units !== undefined ? "unit" : "card"}`, "win_rate"],
+      ["Winnings", money(view.winnings, view.currency), "winnings"],
+      ["Units", `${view.units} / ${view.max_units}`, "units"],
+      ...counters,
+      ["Status", view.status, "status"],
+    ]),
+    over ? el("p", { class: "result", text: `Game over (${view.end_reason}): paid ${money(view.payout, view.currency)}${view.refund ? `, refunded ${money(view.refund, view.currency)}` : ""}.` }) : null,
+    el("div", { class: "controls" }, buttons,
+      over ? el("button", { type: "button", onclick: () => { location.hash = "#/table/lobby"; } }, "Back to the lobby") : null,
+      over ? el("a", { href: `#/replay/${view.id}` }, "Replay this game") : null),
+    drawBoard(view, table.prefs, handlers, { targets, selected: table.selected }),
+    over ? null : el("h3", { text: "Moves" }),
+    over ? null : el("div", { class: "moves", "aria-label": "Legal moves" }, moves)));
+}
+
+async function renderHistory(node) {
+  const page = await api("GET", `/v1/players/${me.player_id}/history?limit=20`);
+  node.replaceChildren(el("h2", { text: "Betting history" }),
+    el("table", {},
+      el("thead", {}, el("tr", {}, ["Started", "Game", "Stake", "Paid", "Net", "Status", ""].map((h) => el("th", { text: h })))),
+      el("tbody", {}, page.items.map((line) => el("tr", { "data-game": line.game_id },
+        el("td", { text: new Date(line.started_at).toLocaleString() }),
+        el("td", { text: line.title }),
+        el("td", { text: money(line.stake, line.currency) }),
+        el("td", { text: money(line.payout, line.currency) }),
+        el("td", { text: money(line.net, line.currency) }),
+        el("td", { text: line.status }),
+        el("td", {}, line.status === "in_progress" ? el("a", { href: `#/table/${line.game_id}` }, "Play")
+          : el("a", { href: `#/replay/${line.game_id}` }, "Replay")))))));
+}
+
+// --- the replay viewer (auditors, and players for their own finished games) ---------------------
+
+const replay = { data: null, at: 0 };
+
+function replayPicker(gameId) {
+  const input = el("input", { id: "replay-game", value: gameId || "", size: 40, required: true });
+  const form = el("form", { class: "panel inline" },
+    el("div", {}, el("label", { for: "replay-game", text: "Game id" }), input),
+    el("button", { type: "submit" }, "Replay"));
+  form.addEventListener("submit", (event) => { event.preventDefault(); location.hash = `#/replay/${input.value.trim()}`; });
+  return form;
+}
+
+async function replayPage(gameId) {
+  const label = el("p", {}, el("span", { class: "replay-label", text: "REPLAY — a re-enactment of a recorded game, not live play" }));
+  app.replaceChildren(label, replayPicker(gameId), el("div", { id: "replay-main" }));
+  if (!gameId) return;
+  const prefs = me.role === "player" ? await api("GET", `/v1/players/${me.player_id}/preferences`) : {};
+  replay.data = await api("GET", `/v1/games/${gameId}/replay`);
+  replay.prefs = prefs;
+  replay.at = replay.data.steps.length - 1;
+  renderReplay();
+}
+
+function renderReplay() {
+  const data = replay.data;
+  const step = data.steps[replay.at];
+  const stateView = step.state;
+  const go = (to) => () => { replay.at = Math.max(0, Math.min(data.steps.length - 1, to)); renderReplay(); };
+  const checks = data.verification.checks;
+  const final = data.final || {};
+  const main = document.getElementById("replay-main");
+  main.replaceChildren(
+    el("section", { class: "panel", "data-replay": data.game_id },
+      el("h2", { text: `Replay of game ${data.game_id}` }),
+      el("p", { class: "replay-label", text: data.label || "Replay" }),
+      el("div", { class: "controls" },
+        el("button", { type: "button", onclick: go(0) }, "First"),
+        el("button", { type: "button", onclick: go(replay.at - 1), "aria-label": "Step back" }, "◀ Back"),
+        el("output", { "aria-live": "polite", "data-step": String(step.version), text: `Event ${step.version} of ${data.steps.length}` }),
+        el("button", { type: "button", onclick: go(replay.at + 1), "aria-label": "Step forward" }, "Forward ▶"),
+        el("button", { type: "button", onclick: go(data.steps.length - 1) }, "Last")),
+      el("p", { class: "step-info", text: `v${step.version} ${step.type} by ${step.actor || "?"} (${step.role || "?"}) at ${new Date(step.recorded_at).toISOString()}` }),
+      stateView ? drawBoard(stateView, replay.prefs || {}) : el("p", { text: "Staked; not yet dealt." })),
+    el("section", { class: "panel" },
+      el("h3", { text: "Events" }),
+      el("ol", { class: "steps" }, data.steps.map((s, i) => el("li", { class: i === replay.at ? "current" : "" },
+        el("button", { type: "button", onclick: go(i) }, `v${s.version} ${s.type} — ${s.actor || "?"}, ${new Date(s.recorded_at).toISOString()}`))))),
+    el("section", { class: "panel", id: "verification" },
+      el("h3", { text: `Verification: ${data.verification.verified ? "every check passed" : "not verified"}` }),
+      el("ul", { class: "checks" }, Object.entries(checks).map(([name, status]) =>
+        el("li", { class: status, "data-check": name }, `${name}: ${status}`))),
+      data.verification.findings.length ? el("ul", {}, data.verification.findings.map((f) =>
+        el("li", { text: `${f.check} at ${f.location}: expected ${f.expected}, found ${f.found}` }))) : null,
+      el("p", { text: `Seed commitment: ${final.seed_commitment || "–"}` }),
+      el("p", { "data-seed": "server", text: `Server seed: ${final.server_seed || "not yet revealed"}` }),
+      final.client_seed ? el("p", { text: `Client seed: ${final.client_seed}` }) : null));
+}
+
+// --- finance ------------------------------------------------------------------------------------
+
+async function financePage() {
+  const today = new Date().toISOString().slice(0, 10);
+  const monthAgo = new Date(Date.now() - 29 * 864e5).toISOString().slice(0, 10);
+  const variants = table.variants || await api("GET", "/v1/variants");
+  table.variants = variants;
+  const currencies = variants.paytables.map((t) => t.currency).concat(["XTS"]);
+  const from = el("input", { id: "from", type: "date", value: monthAgo });
+  const to = el("input", { id: "to", type: "date", value: today });
+  const currency = el("select", { id: "currency" }, currencies.map((c) => el("option", { value: c, text: c })));
+  const variant = el("select", { id: "variant" }, el("option", { value: "", text: "all games" }),
+    variants.variants.map((v) => el("option", { value: v.name, text: v.title })));
+  const out = el("div", { id: "finance-main" });
+  const form = el("form", { class: "panel inline" },
+    el("div", {}, el("label", { for: "from", text: "From" }), from),
+    el("div", {}, el("label", { for: "to", text: "To" }), to),
+    el("div", {}, el("label", { for: "currency", text: "Currency" }), currency),
+    el("div", {}, el("label", { for: "variant", text: "Money for" }), variant),
+    el("button", { type: "submit" }, "Show"),
+    el("button", { type: "button", id: "csv", onclick: () => downloadCsv() }, "Download CSV"));
+  const query = () => `from=${from.value}&to=${to.value}&currency=${currency.value}`;
+  const downloadCsv = () => attempt(async () => {
+    const blob = await api("GET", `/v1/reports/daily?${query()}`, undefined, { accept: "text/csv" });
+    const link = el("a", { href: URL.createObjectURL(blob), download: `daily-${currency.value}-${from.value}-${to.value}.csv` });
+    document.body.append(link);
+    link.click();
+    link.remove();
+  });
+  const show = () => attempt(async () => {
+    const extra = variant.value ? `&variant=${variant.value}` : "";
+    const [report, moneySvg, rtpSvg] = await Promise.all([
+      api("GET", `/v1/reports/daily?${query()}`),
+      api("GET", `/v1/reports/daily/chart?${query()}&chart=money${extra}`, undefined, { accept: "image/svg+xml" }),
+      api("GET", `/v1/reports/daily/chart?${query()}&chart=rtp`, undefined, { accept: "image/svg+xml" }),
+    ]);
+    const p = report.period;
+    const published = Object.fromEntries(variants.variants.map((v) => [v.name, v.rtp ? v.rtp.rtp : null]));
+    const byVariant = {};
+    for (const line of report.days) {
+      const t = byVariant[line.variant] || (byVariant[line.variant] = { stakes: 0, payouts: 0, refunds: 0, ggr: 0 });
+      t.stakes += line.stakes; t.payouts += line.payouts; t.refunds += line.refunds; t.ggr += line.ggr;
+    }
+    out.replaceChildren(
+      el("section", { class: "panel" }, el("h2", { text: `Period ${report.from || from.value} to ${report.to || to.value} (${report.currency}${report.sandbox ? ", sandbox" : ""})` }),
+        figures([["Stakes", money(p.stakes, report.currency), "stakes"], ["Payouts", money(p.payouts, report.currency), "payouts"],
+          ["GGR", money(p.ggr, report.currency), "ggr"], ["RTP", p.rtp ?? "–", "rtp"], ["Games", p.games_started, "games"]])),
+      el("section", { class: "panel chart" }, el("img", { id: "chart-money", alt: `Stakes, payouts and GGR per day (${variant.value || "all games"})`, src: URL.createObjectURL(moneySvg) })),
+      el("section", { class: "panel chart" }, el("img", { id: "chart-rtp", alt: "Actual RTP per game against published", src: URL.createObjectURL(rtpSvg) })),
+      el("section", { class: "panel" }, el("h3", { text: "RTP per game" }),
+        el("table", {}, el("thead", {}, el("tr", {}, ["Game", "Stakes", "Payouts", "GGR", "Actual RTP", "Published RTP"].map((h) => el("th", { text: h })))),
+          el("tbody", {}, Object.entries(byVariant).filter(([, t]) => t.stakes).map(([name, t]) => el("tr", {},
+            el("td", { text: name }), el("td", { text: money(t.stakes, report.currency) }), el("td", { text: money(t.payouts, report.currency) }),
+            el("td", { text: money(t.ggr, report.currency) }),
+            el("td", { text: (t.payouts / (t.stakes - t.refunds)).toFixed(4) }), el("td", { text: published[name] ?? "–" })))))));
+  });
+  form.addEventListener("submit", (event) => { event.preventDefault(); show(); });
+  app.replaceChildren(el("h1", { text: "Finance" }), form, out);
+  await show();
+}
+
+// --- routing ------------------------------------------------------------------------------------
+
+async function route() {
+  clearProblem();
+  if (!sessionStorage.getItem(TOKEN)) { signIn(); return; }
+  if (!me) {
+    me = await attempt(() => api("GET", "/v1/whoami"));
+    if (!me) { sessionStorage.removeItem(TOKEN); signIn(); return; }
+    showIdentity();
+  }
+  const [, page, arg] = (location.hash || home()).split("/");
+  await attempt(async () => {
+    if (page === "table" && me.role === "player") await tablePage(arg === "lobby" ? null : arg);
+    else if (page === "finance") await financePage();
+    else if (page === "replay") await replayPage(arg);
+    else { location.hash = home(); }
+  });
+  app.focus();
+}
+
+window.addEventListener("hashchange", route);
+route();
