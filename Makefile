@@ -47,6 +47,7 @@ migrate: install
 run: migrate
 	@echo
 	@echo "  Vegas Solitaire API on http://$${HOST:-127.0.0.1}:$${PORT:-8000}  (docs: /v1/docs)"
+	@echo "  Console (play, replay, finance) on http://$${HOST:-127.0.0.1}:$${PORT:-8000}/console/"
 	@echo "  with a Celery worker and beat ($${CELERY_BROKER_URL:-no broker configured: kombu's filesystem transport in .data/celery})"
 	@echo "  First API key, in another terminal:"
 	@echo "    APP_ENV=development $(BIN)/flask --app service keys create --role operator --name my-operator"

@@ -3,7 +3,9 @@ them; anyone with the finance role may fetch them): money per day, and each game
 over the period against the RTP it publishes.
 
 Self-contained SVG: pygal's tooltips script (fetched from a CDN by default) is left out, so a
-chart renders with no network, and every figure is also in the chart's text for screen readers.
+chart renders with no network; what remains is pygal's inline configuration object, inert where
+the chart is shown as an image (as the console does). Every plotted figure is also in the SVG's
+text (its value descriptions), for screen readers and for tests.
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ DbConn = psycopg.Connection[tuple[Any, ...]]
 class Expect:
     status: int
     slug: str | None = None  # the problem type of a refusal
+    mimetype: str = "application/json"  # of an answer that is not a refusal
 
 
 OK = Expect(200)
@@ -291,6 +292,16 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/v1/variants", at("/v1/variants"), anyone()),
     Route("GET", "/v1/quote", at("/v1/quote?variant=vegas-draw1&stake=520"), anyone()),
     Route("GET", "/problems/<slug>", at("/problems/forbidden"), anyone()),
+    # the console's page and files hold no data: anyone may load them (the API decides the rest)
+    Route("GET", "/console", at("/console"), anyone(Expect(308, mimetype="text/html"))),
+    Route("GET", "/console/", at("/console/"), anyone(Expect(200, mimetype="text/html"))),
+    Route(
+        "GET",
+        "/console/static/<path:filename>",
+        at("/console/static/console.js"),
+        anyone(Expect(200, mimetype="text/javascript")),
+    ),
+    Route("GET", "/v1/whoami", at("/v1/whoami"), {**anyone(), "none": UNAUTHORIZED}),
     # players
     Route("POST", "/v1/players", new_player, staff_only(CREATED, "operator")),
     Route(
@@ -515,6 +526,12 @@ ROUTES: tuple[Route, ...] = (
     ),
     Route(
         "GET",
+        "/v1/reports/daily/chart",
+        at("/v1/reports/daily/chart?from=2026-01-01&to=2026-01-31&currency=GBP&chart=rtp"),
+        staff_only(Expect(200, mimetype="image/svg+xml"), "finance"),
+    ),
+    Route(
+        "GET",
         "/v1/reconciliation",
         at("/v1/reconciliation?date=2026-01-01"),
         staff_only(OK, "finance", "auditor"),
@@ -562,7 +579,7 @@ def balance(conn: DbConn, player_id: str) -> int:
 def assert_answer(response: TestResponse, expect: Expect) -> None:
     if expect.slug is None:
         assert response.status_code == expect.status, response.get_data(as_text=True)
-        assert response.mimetype == "application/json"
+        assert response.mimetype == expect.mimetype
         return
     assert_problem(response, expect.status, expect.slug)
     if expect.status == 401:

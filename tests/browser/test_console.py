@@ -169,7 +169,7 @@ def test_a_player_plays_undoes_and_collects_by_clicking(
             _draw(browser)
         _play_waste_card(browser)
     assert _figure(browser, "units") == "3 / 52"
-    _snap(browser, "table")
+    _snap(browser, "console-table")
 
     # End the game and collect: Vegas pays 5 x the stake for 52 cards, so 0.50 a card here.
     browser.find_element(By.XPATH, "//button[normalize-space()='End game and collect']").click()
@@ -233,7 +233,7 @@ def test_an_auditor_steps_through_a_replay_and_sees_every_check_pass(
     assert "every check passed" in browser.find_element(By.CSS_SELECTOR, "#verification h3").text
     seed = browser.find_element(By.CSS_SELECTOR, "[data-seed='server']").text
     assert "not yet revealed" not in seed
-    _snap(browser, "replay")
+    _snap(browser, "console-replay")
 
 
 def test_a_player_cannot_open_another_players_replay(browser: webdriver.Chrome, live: Live) -> None:
@@ -262,7 +262,7 @@ def test_finance_sees_the_charts_and_downloads_the_csv(
     browser.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
     _wait(browser, lambda b: "sandbox" in b.find_element(By.CSS_SELECTOR, "#finance-main h2").text)
     assert _figure(browser, "stakes") != "XTS 0.00"
-    _snap(browser, "finance")
+    _snap(browser, "console-finance")
     browser.find_element(By.ID, "csv").click()
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline and not list(downloads.glob("*.csv")):
