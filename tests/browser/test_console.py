@@ -17,7 +17,7 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support import expected_conditions as ec
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from tests.browser.conftest import Live
 from tests.builders import easy_deck
@@ -101,6 +101,16 @@ def _act(browser: webdriver.Chrome, click: Callable[[], None], changed: Callable
     _wait(browser, lambda _: _quietly(changed))
 
 
+def _click(browser: webdriver.Chrome, xpath: str) -> None:
+    """Click what ``xpath`` finds, once it is there (again, if the page was drawn anew)."""
+
+    def clicked() -> bool:
+        browser.find_element(By.XPATH, xpath).click()
+        return True
+
+    _wait(browser, lambda _: _quietly(clicked))
+
+
 def _quietly(check: Callable[[], bool]) -> bool:
     try:
         return check()
@@ -170,6 +180,14 @@ def test_a_player_plays_undoes_and_collects_by_clicking(
         _play_waste_card(browser)
     assert _figure(browser, "units") == "3 / 52"
     _snap(browser, "console-table")
+
+    # The player's preferences: another card back and felt, kept by the server.
+    Select(browser.find_element(By.ID, "card-back")).select_by_value("7")
+    Select(browser.find_element(By.ID, "colour")).select_by_value("blue")
+    browser.find_element(By.CSS_SELECTOR, "#preferences button[type=submit]").click()
+    _wait(browser, lambda b: b.find_elements(By.CSS_SELECTOR, ".board.blue .card.back-7"))
+    saved = live.http.get(f"/v1/players/{player_id}/preferences", token).get_json()
+    assert (saved["card_back"], saved["colour"]) == (7, "blue")
 
     # End the game and collect: Vegas pays 5 x the stake for 52 cards, so 0.50 a card here.
     browser.find_element(By.XPATH, "//button[normalize-space()='End game and collect']").click()
@@ -272,3 +290,99 @@ def test_finance_sees_the_charts_and_downloads_the_csv(
     rows = list(csv.reader(files[0].open()))
     assert rows[0][:3] == ["day", "variant", "currency"]
     assert any(row[2] == "XTS" for row in rows[1:])
+
+
+def test_a_player_joins_plays_against_the_clock_and_sees_the_duel_settle(
+    browser: webdriver.Chrome, live: Live
+) -> None:
+    """Four seats (no other test opens a four-seat real-money duel): the console's player joins
+    and plays; three others join, deal and stop through the API."""
+    http = live.http
+    fee = http.get("/v1/duels/paytables").get_json()
+    gbp = next(t for t in fee if t["currency"] == "GBP")
+    first_fee = gbp["fees"][0]
+    player_id, token = _player(live)
+    _sign_in(browser, live, token)
+    browser.get(f"{live.url}/console/#/duels")
+    seats = _wait(browser, ec.element_to_be_clickable((By.ID, "seats")))
+    seats.clear()
+    seats.send_keys("4")
+    browser.find_element(By.ID, "join").click()
+    panel = _wait(browser, ec.presence_of_element_located((By.CSS_SELECTOR, "[data-duel]")))
+    duel_id = str(panel.get_attribute("data-duel"))
+    others = [_player(live) for _ in range(3)]
+    for _, other in others:
+        joined = http.post("/v1/duels", other, json={"fee": first_fee, "seats": 4})
+        assert joined.status_code in (200, 201), joined.get_json()
+        assert joined.get_json()["id"] == duel_id
+
+    # Full: the console's player deals; the clock shows the time left and counts down.
+    deal = _wait(browser, ec.element_to_be_clickable((By.ID, "duel-deal")))
+    deal.click()
+    _wait(browser, ec.presence_of_element_located((By.CSS_SELECTOR, "[data-duel] .board")))
+    left = browser.find_element(By.CSS_SELECTOR, "[data-figure='time_left']").text
+    assert left.startswith(("5:00", "4:5")), left
+    _act(
+        browser,
+        _pile(browser, "stock").click,
+        lambda: len(_cards(browser, "waste")) > 0,
+    )
+    _snap(browser, "console-duel")
+    browser.find_element(By.ID, "duel-stop").click()
+    for _, other in others:
+        assert http.post(f"/v1/duels/{duel_id}/deal", other).status_code == 200
+        stopped = http.post(f"/v1/duels/{duel_id}/actions", other, json={"action": "collect"})
+        assert stopped.status_code == 200, stopped.get_json()
+    # Settled on the next read: the console looks again every few seconds.
+    result = _wait(browser, ec.presence_of_element_located((By.ID, "duel-result")))
+    assert browser.find_element(By.CSS_SELECTOR, "[data-duel]").get_attribute("data-status") == (
+        "settled"
+    )
+    assert "Server seed: not yet revealed" not in result.text
+    assert len(result.find_elements(By.CSS_SELECTOR, "tbody tr")) == 4
+    assert player_id in result.text
+
+
+def test_every_game_deals_plays_and_replays_in_the_console(
+    browser: webdriver.Chrome, live: Live
+) -> None:
+    """For every game the lobby offers: deal it at the lowest stake, see its piles drawn, play
+    its first legal move from the list of moves (the keyboard's way), end it and collect; then
+    the player's own replay of it verifies."""
+    variants = live.http.get("/v1/variants").get_json()["variants"]
+    player_id, token = _player(live, funds=100_000)
+    _sign_in(browser, live, token)
+    for variant in variants:
+        browser.get(f"{live.url}/console/#/table/lobby")
+        _click(
+            browser,
+            f"//*[@data-variant='{variant['name']}']"
+            f"//button[normalize-space()='Deal {variant['title']}']",
+        )
+        dealt = "section[data-game][data-status='in_progress']"
+        panel = _wait(browser, ec.presence_of_element_located((By.CSS_SELECTOR, dealt)))
+        piles = browser.find_elements(By.CSS_SELECTOR, ".board [data-pile]")
+        assert len(piles) == len(variant["piles"]), variant["name"]
+        version = panel.get_attribute("data-version")
+        moves = browser.find_elements(By.CSS_SELECTOR, ".moves button")
+        assert moves, f"{variant['name']}: no legal move listed"
+        moves[0].click()
+
+        def moved(version: str | None = version) -> bool:
+            shown = browser.find_element(By.CSS_SELECTOR, "section[data-game]")
+            return shown.get_attribute("data-version") != version
+
+        _wait(browser, lambda _, moved=moved: _quietly(moved))  # type: ignore[misc]
+        _click(browser, "//button[normalize-space()='End game and collect']")
+        over = _wait(
+            browser, ec.presence_of_element_located((By.CSS_SELECTOR, "[data-status='collected']"))
+        )
+        game_id = str(over.get_attribute("data-game"))
+        browser.get(f"{live.url}/console/#/replay/{game_id}")
+        _wait(
+            browser, ec.presence_of_element_located((By.CSS_SELECTOR, f"[data-replay='{game_id}']"))
+        )
+        assert (
+            "every check passed" in browser.find_element(By.CSS_SELECTOR, "#verification h3").text
+        ), variant["name"]
+    assert player_id

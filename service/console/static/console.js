@@ -255,7 +255,7 @@ async function tablePage(gameId) {
     ]));
   const main = el("div", { id: "table-main" });
   const history = el("section", { class: "panel", id: "history" });
-  app.replaceChildren(balance, main, history);
+  app.replaceChildren(balance, main, history, preferencesForm(prefs, gameId));
   if (id) {
     table.view = await api("GET", `/v1/games/${id}`);
     table.selected = null;
@@ -264,6 +264,25 @@ async function tablePage(gameId) {
     renderLobby(main, wallet.currency);
   }
   await renderHistory(history);
+}
+
+// The player's card back (seed 000: twelve) and felt colour, kept by the server.
+function preferencesForm(prefs, gameId) {
+  const back = el("select", { id: "card-back" }, Array.from({ length: 12 }, (_, i) =>
+    el("option", { value: String(i + 1), text: `Back ${i + 1}`, selected: prefs.card_back === i + 1 })));
+  const colour = el("select", { id: "colour" }, ["green", "red", "blue"].map((c) =>
+    el("option", { value: c, text: c, selected: prefs.colour === c })));
+  const form = el("form", { class: "panel inline", id: "preferences" },
+    el("div", {}, el("label", { for: "card-back", text: "Card back" }), back),
+    el("div", {}, el("label", { for: "colour", text: "Felt" }), colour),
+    el("button", { type: "submit" }, "Save preferences"));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const saved = await attempt(() => api("PUT", `/v1/players/${me.player_id}/preferences`,
+      { sound: prefs.sound, colour: colour.value, card_back: Number(back.value) }, { idempotent: true }));
+    if (saved) await tablePage(gameId);
+  });
+  return form;
 }
 
 function renderLobby(main, currency) {
@@ -305,50 +324,63 @@ async function play(move) {
   }
 }
 
-function movesFrom(pileId, index, pile) {
+// Clicking a card and then where it goes, for any game: ``ctl`` holds the view being played,
+// what is selected, how a move is performed and how the board is drawn again.
+function movesFrom(view, pileId, index, pile) {
   const count = pile.cards.length - index;
   const card = pile.cards[index];
-  return table.view.legal_moves.filter((m) =>
+  return view.legal_moves.filter((m) =>
     (m.action === "move" && m.from === pileId && (m.count === undefined || m.count === count)) ||
     (m.action === "pick" && m.from === pileId && m.card === card) ||
     (m.action === "remove" && m.piles.includes(pileId) && index === pile.cards.length - 1));
 }
 
-function onCard(pile, index) {
-  const legal = table.view.legal_moves;
-  const selected = table.selected;
-  if (selected && selected.pile !== pile.id) return onPile(pile);
-  if (pile.kind === "stock") return onPile(pile);
-  const options = movesFrom(pile.id, index, pile);
-  const alone = options.filter((m) => m.action === "remove" && m.piles.length === 1);
-  if (alone.length && options.length === 1) return play(alone[0]);
-  if (!options.length) {
+function clicks(ctl) {
+  const onPile = (pile) => {
+    const legal = ctl.view.legal_moves;
+    const selected = ctl.selected;
+    if (selected) {
+      const move = selected.options.find((m) =>
+        (m.to === pile.id) || (m.action === "remove" && m.piles.length === 2 && m.piles.includes(pile.id) && pile.id !== selected.pile));
+      ctl.selected = null;
+      if (move) return ctl.perform(move);
+      return ctl.redraw();
+    }
+    if (pile.kind === "stock") {
+      const action = legal.find((m) => m.action === "draw") || legal.find((m) => m.action === "recycle") || legal.find((m) => m.action === "redeal");
+      if (action) return ctl.perform(action);
+    }
     const turn = legal.find((m) => m.action === "turn" && m.pile === pile.id);
-    if (turn) return play(turn);
-    showProblem(`Nothing can be done with ${cardName(pile.cards[index])} now.`);
+    if (turn) return ctl.perform(turn);
     return undefined;
-  }
-  table.selected = { pile: pile.id, index, options };
-  return redraw();
+  };
+  const onCard = (pile, index) => {
+    if (ctl.selected && ctl.selected.pile !== pile.id) return onPile(pile);
+    if (pile.kind === "stock") return onPile(pile);
+    const options = movesFrom(ctl.view, pile.id, index, pile);
+    const alone = options.filter((m) => m.action === "remove" && m.piles.length === 1);
+    if (alone.length && options.length === 1) return ctl.perform(alone[0]);
+    if (!options.length) {
+      const turn = ctl.view.legal_moves.find((m) => m.action === "turn" && m.pile === pile.id);
+      if (turn) return ctl.perform(turn);
+      showProblem(`Nothing can be done with ${cardName(pile.cards[index])} now.`);
+      return undefined;
+    }
+    ctl.selected = { pile: pile.id, index, options };
+    return ctl.redraw();
+  };
+  return { card: onCard, pile: onPile };
 }
 
-function onPile(pile) {
-  const legal = table.view.legal_moves;
-  const selected = table.selected;
+function targetsOf(selected) {
+  const targets = new Set();
   if (selected) {
-    const move = selected.options.find((m) =>
-      (m.to === pile.id) || (m.action === "remove" && m.piles.length === 2 && m.piles.includes(pile.id) && pile.id !== selected.pile));
-    table.selected = null;
-    if (move) return play(move);
-    return redraw();
+    for (const m of selected.options) {
+      if (m.to) targets.add(m.to);
+      if (m.action === "remove") m.piles.forEach((p) => p !== selected.pile && targets.add(p));
+    }
   }
-  if (pile.kind === "stock") {
-    const action = legal.find((m) => m.action === "draw") || legal.find((m) => m.action === "recycle") || legal.find((m) => m.action === "redeal");
-    if (action) return play(action);
-  }
-  const turn = legal.find((m) => m.action === "turn" && m.pile === pile.id);
-  if (turn) return play(turn);
-  return undefined;
+  return targets;
 }
 
 function redraw() {
@@ -356,17 +388,14 @@ function redraw() {
   if (main) renderGame(main, table.view.currency);
 }
 
+table.perform = (move) => play(move);
+table.redraw = () => redraw();
+
 function renderGame(main, currency) {
   const view = table.view;
   const over = !["in_progress", "complete", "new"].includes(view.status);
-  const targets = new Set();
-  if (table.selected) {
-    for (const m of table.selected.options) {
-      if (m.to) targets.add(m.to);
-      if (m.action === "remove") m.piles.forEach((p) => p !== table.selected.pile && targets.add(p));
-    }
-  }
-  const handlers = over ? null : { card: onCard, pile: onPile };
+  const targets = targetsOf(table.selected);
+  const handlers = over ? null : clicks(table);
   const counters = Object.entries(view.counters || {}).filter(([, v]) => v !== null)
     .map(([name, value]) => [name.replace("_", " "), value, name]);
   const buttons = over ? [] : view.legal_moves.filter((m) => ["draw", "recycle", "redeal"].includes(m.action))
@@ -382,8 +411,8 @@ function renderGame(main, currency) {
     }, "End game and collect"));
   }
   const moves = over ? [] : view.legal_moves.filter((m) => m.action !== "collect")
-    .map((m) => el("button", { type: "button", onclick: () => play(m) }, describeMove(m)));
-  main.replaceChildren(el("section", { class: "panel", "data-game": view.id, "data-status": view.status },
+    .map((m) => el("button", { type: "button", "data-move": m.action, onclick: () => play(m) }, describeMove(m)));
+  main.replaceChildren(el("section", { class: "panel", "data-game": view.id, "data-status": view.status, "data-version": String(view.version) },
     el("h2", { text: `${view.title}${view.certification ? " (certification)" : ""}` }),
     figures([
       ["Stake", money(view.stake, view.currency), "stake"],
@@ -538,6 +567,132 @@ async function financePage() {
   await show();
 }
 
+// --- duels (players) ----------------------------------------------------------------------------
+
+const duel = { view: null, selected: null, prefs: {}, timer: null, poll: null };
+
+function stopDuelTimers() {
+  clearInterval(duel.timer);
+  clearInterval(duel.poll);
+  duel.timer = duel.poll = null;
+}
+
+async function duelsPage(duelId) {
+  stopDuelTimers();
+  duel.prefs = await api("GET", `/v1/players/${me.player_id}/preferences`);
+  if (duelId) { await showDuel(duelId); return; }
+  const [wallet, paytables, mine] = await Promise.all([
+    api("GET", `/v1/players/${me.player_id}/wallet`),
+    api("GET", "/v1/duels/paytables"),
+    api("GET", `/v1/players/${me.player_id}/duels?limit=20`),
+  ]);
+  const table_ = paytables.find((t) => t.currency === wallet.currency) || paytables[0];
+  let at = 0;
+  const fee = el("output", { "aria-live": "polite", text: money(table_.fees[0], table_.currency) });
+  const step = (delta) => () => { at = Math.min(table_.fees.length - 1, Math.max(0, at + delta)); fee.textContent = money(table_.fees[at], table_.currency); };
+  const seats = el("input", { id: "seats", type: "number", min: "2", max: String(table_.max_seats), value: "2" });
+  const join = async () => {
+    const view = await attempt(() => api("POST", "/v1/duels", { fee: table_.fees[at], seats: Number(seats.value) }, { idempotent: true }));
+    if (view) location.hash = `#/duels/${view.id}`;
+  };
+  app.replaceChildren(
+    el("section", { class: "panel" }, el("h1", { text: "Duels" }),
+      el("p", { text: `${table_.rules.join(" ")} Every seat plays the same deal; the best score takes the pot less ${table_.rake} rake.` }),
+      el("div", { class: "stake" },
+        el("button", { type: "button", "aria-label": "Lower the entry fee", onclick: step(-1) }, "−"), fee,
+        el("button", { type: "button", "aria-label": "Raise the entry fee", onclick: step(1) }, "+")),
+      el("label", { for: "seats", text: "Seats" }), seats,
+      el("p", {}, el("button", { type: "button", id: "join", onclick: join }, "Join a duel"))),
+    el("section", { class: "panel" }, el("h2", { text: "Your duels" }),
+      el("table", {}, el("thead", {}, el("tr", {}, ["Opened", "Status", "Fee", "Seats", "Pot", ""].map((h) => el("th", { text: h })))),
+        el("tbody", {}, mine.items.map((d) => el("tr", { "data-duel": d.duel_id },
+          el("td", { text: new Date(d.opened_at).toLocaleString() }), el("td", { text: d.status }),
+          el("td", { text: money(d.fee, d.currency) }), el("td", { text: `${d.taken} / ${d.seats}` }),
+          el("td", { text: money(d.pot, d.currency) }), el("td", {}, el("a", { href: `#/duels/${d.duel_id}` }, "Open"))))))));
+}
+
+async function showDuel(duelId) {
+  duel.view = await api("GET", `/v1/duels/${duelId}`);
+  duel.selected = null;
+  renderDuel();
+  // Others join, deal and finish on their own time: look again every few seconds until it ends.
+  duel.poll = setInterval(async () => {
+    if (!location.hash.startsWith(`#/duels/${duelId}`)) { stopDuelTimers(); return; }
+    if (["settled", "cancelled"].includes(duel.view.status)) return;
+    if (duel.selected) return; // not under the player's hand mid-move
+    try {
+      duel.view = await api("GET", `/v1/duels/${duelId}`);
+      renderDuel();
+    } catch { /* the next look may do better; a problem on screen stays there */ }
+  }, 3000);
+}
+
+// A duel's stream is written by every seat: a move that lost a race with another seat's is sent
+// again (it changed nothing, and the player's own game is as they saw it).
+async function sendDuelMove(duelId, move) {
+  for (let attemptNo = 1; ; attemptNo += 1) {
+    try {
+      return await api("POST", `/v1/duels/${duelId}/actions`, move, { idempotent: true });
+    } catch (error) {
+      const raced = error instanceof ApiProblem && error.body && error.body.type === "/problems/concurrent-update";
+      if (!raced || attemptNo >= 5) throw error;
+      await new Promise((resolve) => { setTimeout(resolve, 100 * attemptNo); });
+    }
+  }
+}
+
+duel.perform = async (move) => {
+  const fresh = await attempt(() => sendDuelMove(duel.view.id, move));
+  duel.selected = null;
+  if (fresh) duel.view = fresh;
+  renderDuel();
+};
+duel.redraw = () => renderDuel();
+
+function renderDuel() {
+  const view = duel.view;
+  const you = view.you || {};
+  const game = you.game;
+  const ctl = { get view() { return duel.view.you.game; }, get selected() { return duel.selected; }, set selected(v) { duel.selected = v; }, perform: duel.perform, redraw: duel.redraw };
+  const playing = game && ["in_progress", "complete"].includes(game.status) && you.seconds_left > 0;
+  clearInterval(duel.timer);
+  const clock = el("span", { class: "clock", "data-figure": "time_left", "aria-live": "off" });
+  const started = Date.now();
+  const tick = () => {
+    const left = Math.max(0, (you.seconds_left ?? 0) - Math.floor((Date.now() - started) / 1000));
+    clock.textContent = you.seconds_left === null || you.seconds_left === undefined ? "–" : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+  };
+  tick();
+  if (playing) duel.timer = setInterval(tick, 500);
+  const deal = async () => {
+    const fresh = await attempt(() => api("POST", `/v1/duels/${view.id}/deal`, undefined, { idempotent: true }));
+    if (fresh) { duel.view = fresh; renderDuel(); }
+  };
+  const result = view.result;
+  app.replaceChildren(el("section", { class: "panel", "data-duel": view.id, "data-status": view.status },
+    el("h1", { text: `Duel: ${view.status}${view.certification ? " (certification)" : ""}` }),
+    figures([
+      ["Fee", money(view.fee, view.currency), "fee"], ["Seats taken", `${view.taken} / ${view.seats}`, "taken"],
+      ["Pot", money(view.pot, view.currency), "pot"], ["Time left", "", "time_left_slot"],
+      ["Your points", you.points ?? "–", "points"],
+    ]),
+    view.status === "open" ? el("p", { text: `Waiting for players until ${new Date(view.fill_by).toLocaleTimeString()}.` }) : null,
+    view.status === "full" && !you.game_id ? el("p", {}, el("button", { type: "button", id: "duel-deal", onclick: deal }, "Deal: my five minutes start now")) : null,
+    playing ? el("div", { class: "controls" },
+      game.legal_moves.filter((m) => ["draw", "recycle"].includes(m.action)).map((m) => el("button", { type: "button", onclick: () => duel.perform(m) }, describeMove(m))),
+      el("button", { type: "button", id: "duel-stop", onclick: () => duel.perform({ action: "collect" }) }, "Stop (end my game)")) : null,
+    game ? drawBoard(game, duel.prefs, playing ? clicks(ctl) : null, { targets: targetsOf(duel.selected), selected: duel.selected }) : null,
+    result ? el("section", { class: "result", id: "duel-result" },
+      el("h2", { text: result.cancelled_because ? `Cancelled: ${result.cancelled_because}` : "Result" }),
+      el("table", {}, el("thead", {}, el("tr", {}, ["Seat", "Player", "Points", "Paid"].map((h) => el("th", { text: h })))),
+        el("tbody", {}, view.seat_list.map((seat) => el("tr", {},
+          el("td", { text: String(seat.seat) }), el("td", { text: seat.player_id || "" }),
+          el("td", { text: seat.points ?? "–" }), el("td", { text: money((seat.payout || 0) + (seat.refund || 0), view.currency) }))))),
+      el("p", { text: `Rake ${money(result.rake, view.currency)}. Server seed: ${view.server_seed || "not yet revealed"}` })) : null));
+  const slot = app.querySelector("[data-figure='time_left_slot']");
+  if (slot) slot.replaceWith(clock);
+}
+
 // --- routing ------------------------------------------------------------------------------------
 
 async function route() {
@@ -552,6 +707,7 @@ async function route() {
   await attempt(async () => {
     if (page === "table" && me.role === "player") await tablePage(arg === "lobby" ? null : arg);
     else if (page === "finance") await financePage();
+    else if (page === "duels" && me.role === "player") await duelsPage(arg);
     else if (page === "replay") await replayPage(arg);
     else { location.hash = home(); }
   });
