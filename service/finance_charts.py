@@ -78,9 +78,18 @@ def _by_variant(report: DailyReport) -> dict[str, Totals]:
     return {variant: Totals(*row) for variant, row in sums.items()}
 
 
-def rtp_chart(report: DailyReport, published: Mapping[str, str | None]) -> str:
+def _ratio(value: str | None) -> float | None:
+    return float(Decimal(value)) if value is not None else None
+
+
+def rtp_chart(
+    report: DailyReport, published: Mapping[str, str | None], variant: str | None = None
+) -> str:
     """Each game's actual RTP over the period (payouts over stakes net of refunds) beside the
-    RTP it publishes; a game with nothing wagered has no actual bar."""
+    RTP it publishes; a game with nothing wagered has no actual bar. With ``variant``, that
+    game's actual RTP day by day against its published RTP (no point on a day without play)."""
+    if variant is not None:
+        return _daily_rtp_chart(report, published.get(variant), variant)
     totals = _by_variant(report)
     names = [name for name in published if name in totals]
     chart = _config(
@@ -89,10 +98,17 @@ def rtp_chart(report: DailyReport, published: Mapping[str, str | None]) -> str:
     )
     chart.x_labels = names
 
-    def ratio(value: str | None) -> float | None:
-        return float(Decimal(value)) if value is not None else None
+    chart.add("actual", [_ratio(totals[name].rtp) for name in names])
+    chart.add("published", [_ratio(published[name]) for name in names])
+    rendered: str = chart.render(is_unicode=True)
+    return rendered
 
-    chart.add("actual", [ratio(totals[name].rtp) for name in names])
-    chart.add("published", [ratio(published[name]) for name in names])
+
+def _daily_rtp_chart(report: DailyReport, published: str | None, variant: str) -> str:
+    lines = [line for line in report.lines if line.variant == variant]
+    chart = _config(pygal.Line(), f"{report.currency}: {variant}'s actual RTP per day")
+    chart.x_labels = [line.day.isoformat() for line in lines]
+    chart.add("actual", [_ratio(line.totals.rtp) for line in lines])
+    chart.add("published", [_ratio(published)] * len(lines))
     rendered: str = chart.render(is_unicode=True)
     return rendered

@@ -55,14 +55,15 @@ class Reports:
         self, kind: str, start: date, end: date, currency: str, variant: str | None = None
     ) -> str:
         """The daily report of the period drawn as SVG: money per day (for one game, or all),
-        or each game's actual RTP against the one it publishes (service.finance_charts)."""
+        or actual RTP against published (each game over the period, or one game day by day)
+        (service.finance_charts)."""
         report = self.daily(start, end, currency)
         if kind == "rtp":
             published = {
                 name: game.published.rtp if game.published else None
                 for name, game in STANDALONE.items()
             }
-            return finance_charts.rtp_chart(report, published)
+            return finance_charts.rtp_chart(report, published, variant)
         return finance_charts.money_chart(report, variant)
 
     def reconciliation(self, day: date) -> Reconciliation:

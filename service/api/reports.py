@@ -88,8 +88,9 @@ def _totals(totals: finance.Totals) -> dict[str, Any]:
     security=BEARER,
     summary="The daily report drawn as an SVG chart",
     description="chart=money: stakes, payouts and GGR per day in major units (one variant, or "
-    "all); chart=rtp: each game's actual RTP over the period against its published RTP. The "
-    "same figures as GET /v1/reports/daily, standing alone (no script, no remote fonts).",
+    "all); chart=rtp: each game's actual RTP over the period against its published RTP, or "
+    "with variant that game's actual RTP day by day against it. The same figures as GET "
+    "/v1/reports/daily, standing alone (no remote script or font).",
 )
 @blp.arguments(schemas.DailyChartQuerySchema, location="query", unknown=RAISE)
 @blp.alt_response(

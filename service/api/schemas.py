@@ -802,7 +802,10 @@ class DailyChartQuerySchema(DailyQuerySchema):
     variant = fields.String(
         load_default=None,
         validate=validate.OneOf(sorted(GAMES)),
-        metadata={"description": "money for this game only (default: all games)"},
+        metadata={
+            "description": "this game only: its money per day, or its actual RTP per day "
+            "(default: all games)"
+        },
     )
 
 

@@ -106,6 +106,14 @@ def test_the_charts_draw_the_daily_reports_figures(session: Session) -> None:
     published = STANDALONE["vegas-draw1"].published
     assert published is not None
     assert f"{float(published.rtp):g}" in _values(rtp)
+    daily = _chart(http, f"{span}&chart=rtp&variant=vegas-draw1")
+    today_line = next(
+        d for d in report["days"] if d["day"] == str(today) and d["variant"] == "vegas-draw1"
+    )
+    assert f"{float(today_line['rtp']):g}" in _values(daily)
+    assert _values(daily).count(f"{float(published.rtp):g}") == len(
+        [d for d in report["days"] if d["variant"] == "vegas-draw1"]
+    )
 
 
 @pytest.mark.parametrize(

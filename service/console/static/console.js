@@ -524,7 +524,7 @@ async function financePage() {
     el("div", {}, el("label", { for: "from", text: "From" }), from),
     el("div", {}, el("label", { for: "to", text: "To" }), to),
     el("div", {}, el("label", { for: "currency", text: "Currency" }), currency),
-    el("div", {}, el("label", { for: "variant", text: "Money for" }), variant),
+    el("div", {}, el("label", { for: "variant", text: "Game" }), variant),
     el("button", { type: "submit" }, "Show"),
     el("button", { type: "button", id: "csv", onclick: () => downloadCsv() }, "Download CSV"));
   const query = () => `from=${from.value}&to=${to.value}&currency=${currency.value}`;
@@ -540,7 +540,7 @@ async function financePage() {
     const [report, moneySvg, rtpSvg] = await Promise.all([
       api("GET", `/v1/reports/daily?${query()}`),
       api("GET", `/v1/reports/daily/chart?${query()}&chart=money${extra}`, undefined, { accept: "image/svg+xml" }),
-      api("GET", `/v1/reports/daily/chart?${query()}&chart=rtp`, undefined, { accept: "image/svg+xml" }),
+      api("GET", `/v1/reports/daily/chart?${query()}&chart=rtp${extra}`, undefined, { accept: "image/svg+xml" }),
     ]);
     const p = report.period;
     const published = Object.fromEntries(variants.variants.map((v) => [v.name, v.rtp ? v.rtp.rtp : null]));
@@ -554,7 +554,7 @@ async function financePage() {
         figures([["Stakes", money(p.stakes, report.currency), "stakes"], ["Payouts", money(p.payouts, report.currency), "payouts"],
           ["GGR", money(p.ggr, report.currency), "ggr"], ["RTP", p.rtp ?? "–", "rtp"], ["Games", p.games_started, "games"]])),
       el("section", { class: "panel chart" }, el("img", { id: "chart-money", alt: `Stakes, payouts and GGR per day (${variant.value || "all games"})`, src: URL.createObjectURL(moneySvg) })),
-      el("section", { class: "panel chart" }, el("img", { id: "chart-rtp", alt: "Actual RTP per game against published", src: URL.createObjectURL(rtpSvg) })),
+      el("section", { class: "panel chart" }, el("img", { id: "chart-rtp", alt: variant.value ? `Actual RTP of ${variant.value} per day against published` : "Actual RTP per game against published", src: URL.createObjectURL(rtpSvg) })),
       el("section", { class: "panel" }, el("h3", { text: "RTP per game" }),
         el("table", {}, el("thead", {}, el("tr", {}, ["Game", "Stakes", "Payouts", "GGR", "Actual RTP", "Published RTP"].map((h) => el("th", { text: h })))),
           el("tbody", {}, Object.entries(byVariant).filter(([, t]) => t.stakes).map(([name, t]) => el("tr", {},
