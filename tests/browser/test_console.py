@@ -386,3 +386,37 @@ def test_every_game_deals_plays_and_replays_in_the_console(
             "every check passed" in browser.find_element(By.CSS_SELECTOR, "#verification h3").text
         ), variant["name"]
     assert player_id
+
+
+def test_a_pyramid_pair_is_removed_by_clicking_one_card_then_the_other(
+    browser: webdriver.Chrome, live: Live
+) -> None:
+    http = live.http
+    player_id, token = _player(live)
+    for n in range(50):  # certification deals from known seeds, until one opens on a pair
+        body = {
+            "variant": "pyramid",
+            "stake": 520,
+            "player_id": player_id,
+            "seed": f"{n + 1:064x}",
+        }
+        view = http.post("/v1/games", http.operator_key, json=body).get_json()
+        pairs = [m for m in view["legal_moves"] if m["action"] == "remove" and len(m["piles"]) == 2]
+        if pairs:
+            break
+        http.post(f"/v1/games/{view['id']}/collect", token)
+    else:
+        raise AssertionError("no pyramid deal of the first 50 seeds opens on a pair")
+    first, second = pairs[0]["piles"]
+    _sign_in(browser, live, token)
+    _wait(browser, ec.presence_of_element_located((By.CSS_SELECTOR, f"[data-game='{view['id']}']")))
+    shown = {pile: _cards(browser, pile)[-1] for pile in (first, second)}
+    _pile(browser, first).find_element(By.CSS_SELECTOR, f"[data-card='{shown[first]}']").click()
+    _wait(
+        browser, lambda b: b.find_elements(By.CSS_SELECTOR, f".pile.target[data-pile='{second}']")
+    )
+
+    def removed() -> bool:
+        return all(shown[p] not in _cards(browser, p) for p in (first, second))
+
+    _act(browser, _pile(browser, second).click, removed)

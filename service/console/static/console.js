@@ -356,8 +356,9 @@ function clicks(ctl) {
   };
   const onCard = (pile, index) => {
     if (ctl.selected && ctl.selected.pile !== pile.id) return onPile(pile);
-    if (pile.kind === "stock") return onPile(pile);
     const options = movesFrom(ctl.view, pile.id, index, pile);
+    // The stock's card (Pyramid shows it) is played when it can be; else a click draws.
+    if (pile.kind === "stock" && !options.length) return onPile(pile);
     const alone = options.filter((m) => m.action === "remove" && m.piles.length === 1);
     if (alone.length && options.length === 1) return ctl.perform(alone[0]);
     if (!options.length) {
