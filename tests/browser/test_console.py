@@ -81,6 +81,11 @@ def _sign_in(browser: webdriver.Chrome, live: Live, secret: str) -> None:
     assert secret not in browser.current_url
 
 
+def _gbp(amount: int) -> str:
+    """An amount as the console shows it."""
+    return f"GBP {amount // 100}.{amount % 100:02d}"
+
+
 def _figure(browser: webdriver.Chrome, name: str) -> str:
     return str(browser.find_element(By.CSS_SELECTOR, f"[data-figure='{name}']").text)
 
@@ -420,3 +425,46 @@ def test_a_pyramid_pair_is_removed_by_clicking_one_card_then_the_other(
         return all(shown[p] not in _cards(browser, p) for p in (first, second))
 
     _act(browser, _pile(browser, second).click, removed)
+
+
+def test_the_lobby_steps_the_stake_ladder_and_shows_what_it_pays(
+    browser: webdriver.Chrome, live: Live
+) -> None:
+    """Seed 000: the default stake (GBP 5.20), + and - step the ladder, the win rate and the
+    most a game can win are shown for the stake chosen, and Deal pays that stake."""
+    http = live.http
+    quote = http.get("/v1/quote?variant=vegas-draw3&stake=520&currency=GBP").get_json()
+    up = http.get(
+        f"/v1/quote?variant=vegas-draw3&stake={quote['next_stake']}&currency=GBP"
+    ).get_json()
+    player_id, token = _player(live, funds=100_000)
+    _sign_in(browser, live, token)
+    tile = "//*[@data-variant='vegas-draw3']"
+    stake = f"{tile}//output[@data-stake]"
+
+    def showing(amount: int) -> Callable[[Any], bool]:
+        def shown(b: Any) -> bool:
+            return bool(b.find_element(By.XPATH, stake).get_attribute("data-stake") == str(amount))
+
+        return lambda b: _quietly(lambda: shown(b))
+
+    _wait(browser, showing(520))
+    offer = browser.find_element(By.XPATH, f"{tile}//p[@class='offer']").text
+    rate, most = _gbp(quote["win_rate"]), _gbp(quote["max_payout"])
+    assert offer == f"Win rate {rate} for each of the cards on the foundations; at most {most}."
+    _click(browser, f"{tile}//button[contains(@aria-label, 'Raise the stake')]")
+    _wait(browser, showing(up["stake"]))
+    _click(browser, f"{tile}//button[contains(@aria-label, 'Lower the stake')]")
+    _wait(browser, showing(520))
+    _click(browser, f"{tile}//button[contains(@aria-label, 'Raise the stake')]")
+    _wait(browser, showing(up["stake"]))
+    _click(browser, f"{tile}//button[starts-with(normalize-space(), 'Deal')]")
+    _wait(browser, ec.presence_of_element_located((By.CSS_SELECTOR, "section[data-game]")))
+    assert _figure(browser, "stake") == _gbp(up["stake"])
+    wallet = http.get(f"/v1/players/{player_id}/wallet", token).get_json()
+    assert wallet["held"] == up["stake"]
+    # Draw three: the waste's card can be played or not, and the arrow says which.
+    _act(browser, _pile(browser, "stock").click, lambda: len(_cards(browser, "waste")) > 0)
+    view = http.get(f"/v1/games/{wallet['open_game_id']}", token).get_json()
+    arrows = _pile(browser, "waste").find_elements(By.CSS_SELECTOR, ".arrow")
+    assert bool(arrows) == view["waste_playable"]

@@ -134,8 +134,13 @@ function drawBoard(view, prefs, handlers = null, marks = {}) {
     const known = pile.face_down_cards || [];
     const downShown = layout === "fanned" ? pile.face_down : Math.min(pile.face_down, pile.cards.length ? 0 : 1);
     for (let i = 0; i < downShown; i += 1) node.append(cardBack(back, known[i]));
+    if (marks.arrow === pile.id) {
+      // Seed 000: an arrow above the play deck's card when it can be played.
+      node.append(el("span", { class: "arrow", role: "img", "aria-label": "this card can be played", text: "▼" }));
+    }
     pile.cards.forEach((code, index) => {
       const face = cardFace(code);
+      if (marks.playable && marks.playable.has(pile.id) && index === pile.cards.length - 1) face.classList.add("playable");
       if (marks.selected && marks.selected.pile === pile.id && index >= marks.selected.index) face.classList.add("selected");
       if (handlers) face.addEventListener("click", (event) => { event.stopPropagation(); handlers.card(pile, index); });
       else face.tabIndex = -1;
@@ -236,7 +241,7 @@ document.getElementById("signout").addEventListener("click", async () => {
 
 // --- the table (players) ------------------------------------------------------------------------
 
-const table = { prefs: {}, view: null, selected: null, variants: null, stakes: {} };
+const table = { prefs: {}, view: null, selected: null, variants: null, quotes: {} };
 
 async function tablePage(gameId) {
   const [wallet, prefs, variants] = await Promise.all([
@@ -287,20 +292,30 @@ function preferencesForm(prefs, gameId) {
 
 function renderLobby(main, currency) {
   const paytable = table.variants.paytables.find((t) => t.currency === currency) || table.variants.paytables[0];
-  const ladder = paytable.ladder;
   const tiles = table.variants.variants.map((game) => {
-    const stakeAt = table.stakes[game.name] ?? 0;
-    const output = el("output", { "aria-live": "polite", text: money(ladder[stakeAt], paytable.currency) });
-    const step = (delta) => () => {
-      const next = Math.min(ladder.length - 1, Math.max(0, (table.stakes[game.name] ?? 0) + delta));
-      table.stakes[game.name] = next;
-      output.textContent = money(ladder[next], paytable.currency);
+    const output = el("output", { "aria-live": "polite", "data-stake": "" });
+    const offer = el("p", { class: "offer", "aria-live": "polite" });
+    // The server's quote: what a card pays at this stake, the most it can win, and the stakes
+    // either side on the ladder (the +/- buttons step through it).
+    const show = async (stake) => {
+      const quote = await attempt(() => api("GET", `/v1/quote?variant=${game.name}&stake=${stake}&currency=${paytable.currency}`));
+      if (!quote) return;
+      table.quotes[game.name] = quote;
+      output.textContent = money(quote.stake, quote.currency);
+      output.dataset.stake = String(quote.stake);
+      offer.textContent = `Win rate ${money(quote.win_rate, quote.currency)} for each of the ${game.paytable.units}; at most ${money(quote.max_payout, quote.currency)}.`;
+    };
+    const step = (way) => () => {
+      const quote = table.quotes[game.name];
+      const next = quote && (way > 0 ? quote.next_stake : quote.previous_stake);
+      if (next) show(next);
     };
     const deal = async () => {
-      const stake = ladder[table.stakes[game.name] ?? 0];
+      const stake = table.quotes[game.name] ? table.quotes[game.name].stake : paytable.default_stake;
       const view = await attempt(() => api("POST", "/v1/games", { variant: game.name, stake }, { idempotent: true }));
       if (view) { location.hash = `#/table/${view.id}`; }
     };
+    show(table.quotes[game.name] ? table.quotes[game.name].stake : paytable.default_stake);
     return el("article", { class: "panel game-tile", "data-variant": game.name },
       el("h3", { text: game.title }),
       el("p", { class: "muted", text: game.summary.join(" ") }),
@@ -310,6 +325,7 @@ function renderLobby(main, currency) {
         el("button", { type: "button", "aria-label": `Lower the stake of ${game.title}`, onclick: step(-1) }, "−"),
         output,
         el("button", { type: "button", "aria-label": `Raise the stake of ${game.title}`, onclick: step(1) }, "+")),
+      offer,
       el("button", { type: "button", onclick: deal }, `Deal ${game.title}`));
   });
   main.replaceChildren(el("section", { class: "panel" }, el("h2", { text: "Lobby" }), el("div", { class: "games" }, tiles)));
@@ -397,6 +413,8 @@ function renderGame(main, currency) {
   const over = !["in_progress", "complete", "new"].includes(view.status);
   const targets = targetsOf(table.selected);
   const handlers = over ? null : clicks(table);
+  const playable = new Set(over ? [] : view.legal_moves.flatMap((m) => m.piles || (m.from ? [m.from] : [])));
+  const arrow = view.waste_playable && !over ? (view.piles || []).find((p) => p.kind === "waste")?.id : null;
   const counters = Object.entries(view.counters || {}).filter(([, v]) => v !== null)
     .map(([name, value]) => [name.replace("_", " "), value, name]);
   const buttons = over ? [] : view.legal_moves.filter((m) => ["draw", "recycle", "redeal"].includes(m.action))
@@ -427,7 +445,7 @@ function renderGame(main, currency) {
     el("div", { class: "controls" }, buttons,
       over ? el("button", { type: "button", onclick: () => { location.hash = "#/table/lobby"; } }, "Back to the lobby") : null,
       over ? el("a", { href: `#/replay/${view.id}` }, "Replay this game") : null),
-    drawBoard(view, table.prefs, handlers, { targets, selected: table.selected }),
+    drawBoard(view, table.prefs, handlers, { targets, selected: table.selected, playable, arrow }),
     over ? null : el("h3", { text: "Moves" }),
     over ? null : el("div", { class: "moves", "aria-label": "Legal moves" }, moves)));
 }
