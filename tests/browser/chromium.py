@@ -4,9 +4,11 @@ then started headless through Selenium with no download of any other driver."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from selenium import webdriver
@@ -16,6 +18,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 PACKAGES = ("chromium", "chromium-driver")
 INSTALL_TIMEOUT = 900
+LOCK = Path(tempfile.gettempdir()) / "vegas-chromium-install.lock"
 
 
 class BrowserMissing(RuntimeError):
@@ -23,9 +26,17 @@ class BrowserMissing(RuntimeError):
 
 
 def ensure_installed() -> None:
-    """Install Debian's chromium and chromium-driver unless both are already there."""
+    """Install Debian's chromium and chromium-driver unless both are already there (one test
+    run at a time installs: two at once would trip over apt's own lock)."""
     if CHROMIUM.exists() and CHROMEDRIVER.exists():
         return
+    with LOCK.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+            _install()
+
+
+def _install() -> None:
     apt = shutil.which("apt-get")
     if apt is None or os.geteuid() != 0:
         raise BrowserMissing(
