@@ -15,6 +15,7 @@ from typing import Any
 
 from selenium import webdriver
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -371,7 +372,7 @@ def test_every_game_deals_plays_and_replays_in_the_console(
         version = panel.get_attribute("data-version")
         moves = browser.find_elements(By.CSS_SELECTOR, ".moves button")
         assert moves, f"{variant['name']}: no legal move listed"
-        moves[0].click()
+        moves[0].send_keys(Keys.ENTER)  # keyboard play: a focused move, then Enter
 
         def moved(version: str | None = version) -> bool:
             shown = browser.find_element(By.CSS_SELECTOR, "section[data-game]")
