@@ -435,7 +435,7 @@ function renderGame(main, currency) {
     el("h2", { text: `${view.title}${view.certification ? " (certification)" : ""}` }),
     figures([
       ["Stake", money(view.stake, view.currency), "stake"],
-      ["Win rate", money(view.win_rate, view.currency) + ` per ${view.units !== undefined ? "unit" : "card"}`, "win_rate"],
+      ["Win rate (each unit)", money(view.win_rate, view.currency), "win_rate"],
       ["Winnings", money(view.winnings, view.currency), "winnings"],
       ["Units", `${view.units} / ${view.max_units}`, "units"],
       ...counters,
