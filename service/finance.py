@@ -300,6 +300,18 @@ class DailyReport:
         """Certification games' test money, not real money."""
         return is_sandbox(self.currency)
 
+    def by_variant(self) -> dict[str, Totals]:
+        """The period's totals of each game (variant), in the order the days list them."""
+        sums: dict[str, list[int]] = {}
+        for line in self.lines:
+            t = line.totals
+            row = sums.setdefault(line.variant, [0, 0, 0, 0, 0])
+            for i, value in enumerate(
+                (t.games_started, t.games_finished, t.stakes, t.payouts, t.refunds)
+            ):
+                row[i] += value
+        return {variant: Totals(*row) for variant, row in sums.items()}
+
 
 def daily_report(uow: UnitOfWork, start: date, end: date, currency: str) -> DailyReport:
     variants = list(GAMES)

@@ -16,7 +16,7 @@ from decimal import Decimal
 import pygal
 from pygal.style import Style
 
-from service.finance import DailyReport, Totals
+from service.finance import DailyReport
 
 KINDS = ("money", "rtp")
 
@@ -66,18 +66,6 @@ def money_chart(report: DailyReport, variant: str | None = None) -> str:
     return rendered
 
 
-def _by_variant(report: DailyReport) -> dict[str, Totals]:
-    sums: dict[str, list[int]] = {}
-    for line in report.lines:
-        t = line.totals
-        row = sums.setdefault(line.variant, [0, 0, 0, 0, 0])
-        for i, value in enumerate(
-            (t.games_started, t.games_finished, t.stakes, t.payouts, t.refunds)
-        ):
-            row[i] += value
-    return {variant: Totals(*row) for variant, row in sums.items()}
-
-
 def _ratio(value: str | None) -> float | None:
     return float(Decimal(value)) if value is not None else None
 
@@ -90,7 +78,7 @@ def rtp_chart(
     game's actual RTP day by day against its published RTP (no point on a day without play)."""
     if variant is not None:
         return _daily_rtp_chart(report, published.get(variant), variant)
-    totals = _by_variant(report)
+    totals = report.by_variant()
     names = [name for name in published if name in totals]
     chart = _config(
         pygal.Bar(),

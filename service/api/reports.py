@@ -64,6 +64,10 @@ def daily(query: dict[str, Any]) -> Any:
             }
             for line in report.lines
         ],
+        "variants": [
+            {**_totals(totals), "variant": variant}
+            for variant, totals in report.by_variant().items()
+        ],
         "period": _totals(report.period),
         "month_to_date": _totals(report.month_to_date),
         "lifetime": _totals(report.lifetime),

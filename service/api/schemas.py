@@ -831,6 +831,10 @@ class DayLineSchema(TotalsSchema):
     )
 
 
+class VariantTotalsSchema(TotalsSchema):
+    variant = fields.String(required=True)
+
+
 class DailyReportSchema(Schema):
     currency = fields.String(required=True)
     sandbox = fields.Boolean(
@@ -843,6 +847,11 @@ class DailyReportSchema(Schema):
     start = fields.Date(required=True, data_key="from")
     end = fields.Date(required=True, data_key="to")
     days = fields.List(fields.Nested(DayLineSchema), required=True)
+    variants = fields.List(
+        fields.Nested(VariantTotalsSchema),
+        required=True,
+        metadata={"description": "the period's totals of each game (RTP per game)"},
+    )
     period = fields.Nested(TotalsSchema, required=True)
     month_to_date = fields.Nested(TotalsSchema, required=True)
     lifetime = fields.Nested(TotalsSchema, required=True)

@@ -102,7 +102,16 @@ def test_the_charts_draw_the_daily_reports_figures(session: Session) -> None:
     )
     assert f"{golf_today / 100:g}" in _values(one)
 
+    # The period's totals of each game: the days' sums, with the RTP the chart draws.
+    vegas = next(v for v in report["variants"] if v["variant"] == "vegas-draw1")
+    for name in ("games_started", "games_finished", "stakes", "payouts", "refunds", "ggr"):
+        assert vegas[name] == sum(
+            d[name] for d in report["days"] if d["variant"] == "vegas-draw1"
+        ), name
+    assert {v["variant"] for v in report["variants"]} == {d["variant"] for d in report["days"]}
+
     rtp = _chart(http, f"{span}&chart=rtp")
+    assert f"{float(vegas['rtp']):g}" in _values(rtp)
     published = STANDALONE["vegas-draw1"].published
     assert published is not None
     assert f"{float(published.rtp):g}" in _values(rtp)

@@ -563,11 +563,6 @@ async function financePage() {
     ]);
     const p = report.period;
     const published = Object.fromEntries(variants.variants.map((v) => [v.name, v.rtp ? v.rtp.rtp : null]));
-    const byVariant = {};
-    for (const line of report.days) {
-      const t = byVariant[line.variant] || (byVariant[line.variant] = { stakes: 0, payouts: 0, refunds: 0, ggr: 0 });
-      t.stakes += line.stakes; t.payouts += line.payouts; t.refunds += line.refunds; t.ggr += line.ggr;
-    }
     out.replaceChildren(
       el("section", { class: "panel" }, el("h2", { text: `Period ${report.from || from.value} to ${report.to || to.value} (${report.currency}${report.sandbox ? ", sandbox" : ""})` }),
         figures([["Stakes", money(p.stakes, report.currency), "stakes"], ["Payouts", money(p.payouts, report.currency), "payouts"],
@@ -576,10 +571,10 @@ async function financePage() {
       el("section", { class: "panel chart" }, el("img", { id: "chart-rtp", alt: variant.value ? `Actual RTP of ${variant.value} per day against published` : "Actual RTP per game against published", src: URL.createObjectURL(rtpSvg) })),
       el("section", { class: "panel" }, el("h3", { text: "RTP per game" }),
         el("table", {}, el("thead", {}, el("tr", {}, ["Game", "Stakes", "Payouts", "GGR", "Actual RTP", "Published RTP"].map((h) => el("th", { text: h })))),
-          el("tbody", {}, Object.entries(byVariant).filter(([, t]) => t.stakes).map(([name, t]) => el("tr", {},
-            el("td", { text: name }), el("td", { text: money(t.stakes, report.currency) }), el("td", { text: money(t.payouts, report.currency) }),
+          el("tbody", {}, report.variants.filter((t) => t.stakes).map((t) => el("tr", { "data-variant": t.variant },
+            el("td", { text: t.variant }), el("td", { text: money(t.stakes, report.currency) }), el("td", { text: money(t.payouts, report.currency) }),
             el("td", { text: money(t.ggr, report.currency) }),
-            el("td", { text: (t.payouts / (t.stakes - t.refunds)).toFixed(4) }), el("td", { text: published[name] ?? "–" })))))));
+            el("td", { text: t.rtp ?? "–" }), el("td", { text: published[t.variant] ?? "–" })))))));
   });
   form.addEventListener("submit", (event) => { event.preventDefault(); show(); });
   app.replaceChildren(el("h1", { text: "Finance" }), form, out);
