@@ -7,7 +7,7 @@ from typing import Any
 from marshmallow import RAISE
 
 from service.api import schemas
-from service.api.auth import allow, current_principal
+from service.api.auth import allow, require_principal
 from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, problems
 from service.api.problems import TYPES, Problem
@@ -55,8 +55,7 @@ def variants() -> Any:
 @blp.response(200, schemas.WhoAmISchema)
 @problems(blp, *AUTHENTICATED)
 def whoami() -> Any:
-    principal = current_principal()
-    assert principal is not None  # allow() answered 401 otherwise
+    principal = require_principal()
     return {
         "role": principal.role,
         "actor": principal.actor.id,

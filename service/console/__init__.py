@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Blueprint, Response, redirect, send_from_directory
+from flask import Blueprint, Response, redirect
 
 STATIC = Path(__file__).parent / "static"
 
@@ -21,7 +21,10 @@ POLICY = (
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 )
 
-blp = Blueprint("console", __name__, url_prefix="/console")
+# Flask's own static route for the blueprint: /console/static/<path:filename>.
+blp = Blueprint(
+    "console", __name__, url_prefix="/console", static_folder="static", static_url_path="/static"
+)
 
 
 @blp.get("")
@@ -31,12 +34,7 @@ def bare() -> Response:
 
 @blp.get("/")
 def index() -> Response:
-    return send_from_directory(STATIC, "index.html", max_age=0)
-
-
-@blp.get("/static/<path:filename>")
-def static(filename: str) -> Response:
-    return send_from_directory(STATIC, filename, max_age=0)
+    return blp.send_static_file("index.html")
 
 
 @blp.after_request

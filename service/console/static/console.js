@@ -264,7 +264,7 @@ async function tablePage(gameId) {
   if (id) {
     table.view = await api("GET", `/v1/games/${id}`);
     table.selected = null;
-    renderGame(main, wallet.currency);
+    renderGame(main);
   } else {
     renderLobby(main, wallet.currency);
   }
@@ -336,8 +336,14 @@ async function play(move) {
   if (view) {
     table.view = view;
     table.selected = null;
-    await tablePage(view.id);
+    // Money moves only when a game ends: until then only the game is drawn again.
+    if (isOver(view)) await tablePage(view.id);
+    else redraw();
   }
+}
+
+function isOver(view) {
+  return !["in_progress", "complete", "new"].includes(view.status);
 }
 
 // Clicking a card and then where it goes, for any game: ``ctl`` holds the view being played,
@@ -402,15 +408,15 @@ function targetsOf(selected) {
 
 function redraw() {
   const main = document.getElementById("table-main");
-  if (main) renderGame(main, table.view.currency);
+  if (main) renderGame(main);
 }
 
 table.perform = (move) => play(move);
 table.redraw = () => redraw();
 
-function renderGame(main, currency) {
+function renderGame(main) {
   const view = table.view;
-  const over = !["in_progress", "complete", "new"].includes(view.status);
+  const over = isOver(view);
   const targets = targetsOf(table.selected);
   const handlers = over ? null : clicks(table);
   const playable = new Set(over ? [] : view.legal_moves.flatMap((m) => m.piles || (m.from ? [m.from] : [])));
