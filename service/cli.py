@@ -23,8 +23,9 @@ from service.context import Actor
 from service.games import STANDALONE, game_named
 from service.rebuild import rebuild
 from service.rtp import simulate
-from service.rtp.bots import bot_for
 from service.rtp.fanout import LostWork, Pending, gather
+from service.rtp.players import KINDS, Kind
+from service.rtp.roster import player_for
 from service.seeds import rotate_keys
 from service.wiring import build
 
@@ -326,6 +327,15 @@ def rtp_group() -> None:
     "with its 95% interval.",
 )
 @click.option("--game", "game_id", required=True, type=click.Choice(list(STANDALONE)))
+@click.option(
+    "--player",
+    "kind",
+    default="bot",
+    show_default=True,
+    type=click.Choice(KINDS),
+    help="bot: the reference heuristic; strong: the searching player that sees only what a "
+    "player sees; clairvoyant: the bound that knows every card.",
+)
 @click.option("--games", "count", default=10_000, show_default=True, type=click.IntRange(1))
 @click.option("--chunk", default=250, show_default=True, type=click.IntRange(1))
 @click.option("--multiplier", help="Report the RTP at this M instead of the game's own.")
@@ -336,7 +346,13 @@ def rtp_group() -> None:
     help="Also write the histogram of units (JSON: units -> deals) to this file.",
 )
 def rtp_simulate(
-    game_id: str, count: int, chunk: int, multiplier: str | None, local: bool, save: str | None
+    game_id: str,
+    kind: Kind,
+    count: int,
+    chunk: int,
+    multiplier: str | None,
+    local: bool,
+    save: str | None,
 ) -> None:
     starts = list(range(0, count, chunk))
     histogram: Counter[int] = Counter()
@@ -344,14 +360,14 @@ def rtp_simulate(
         if local:
             for start in starts:
                 size = min(chunk, count - start)
-                histogram.update(simulate.simulate(game_id, start, size))
+                histogram.update(simulate.simulate(game_id, start, size, kind))
                 bar.update(size)
         else:
             container = build(migrate=False)
 
             def send(start: int) -> Pending:
                 size = min(chunk, count - start)
-                sent: Pending = container.send_task("vegas.rtp_chunk", game_id, start, size)
+                sent: Pending = container.send_task("vegas.rtp_chunk", game_id, start, size, kind)
                 return sent
 
             def done(start: int, part: Mapping[str, int]) -> None:
@@ -368,8 +384,8 @@ def rtp_simulate(
         with open(save, "w") as out:
             json.dump({str(u): n for u, n in sorted(histogram.items())}, out)
     found = simulate.rtp_of(game_id, histogram, multiplier)
-    _, bot = bot_for(game_named(game_id))
-    click.echo(f"game        {game_id} ({bot}, {simulate.LAB})")
+    player = player_for(game_named(game_id), kind).version
+    click.echo(f"game        {game_id} ({player}, {simulate.LAB})")
     click.echo(f"deals       {found.games}")
     click.echo(f"mean units  {found.mean_units:.3f} of {game_named(game_id).max_units}")
     click.echo(f"full wins   {found.full_wins} ({found.full_wins / found.games:.2%})")

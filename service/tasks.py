@@ -18,6 +18,7 @@ from service import audit, finance, idle
 from service.config import Settings
 from service.configuration_log import log_configuration
 from service.rtp import simulate
+from service.rtp.players import Kind
 from service.wiring import Container, build
 
 log = logging.getLogger(__name__)
@@ -115,7 +116,8 @@ def checkpoint_log() -> int:
 
 
 @shared_task(name="vegas.rtp_chunk")
-def rtp_chunk(game_id: str, start: int, count: int) -> dict[str, int]:
-    """Simulate deals start..start+count-1 of a game with its reference bot: units -> games.
+def rtp_chunk(game_id: str, start: int, count: int, kind: Kind = "bot") -> dict[str, int]:
+    """Simulate deals start..start+count-1 of a game with its player of this kind (the
+    reference bot unless named: messages sent before players had kinds): units -> games.
     Pure and seeded, so a chunk delivered twice gives the same answer."""
-    return {str(units): n for units, n in simulate.simulate(game_id, start, count).items()}
+    return {str(units): n for units, n in simulate.simulate(game_id, start, count, kind).items()}

@@ -1,8 +1,10 @@
-"""Simulated play for the RTP lab: a reference bot plays seeded deals through the real decider.
+"""Simulated play for the RTP lab: a player plays seeded deals through the real decider.
 
 Pure: no I/O. Deal ``i`` of game ``g`` is shuffled from SHA-256("rtp-lab/1|g|i"), so anyone can
-replay any simulated deal. A chunk of deals returns a histogram of the units each game ended
-with; histograms add up, so chunks can run on any number of workers, and the RTP of any M is
+replay any simulated deal, and every player (bot, strong, clairvoyant: ``service.rtp.players``)
+plays the same deals, so their figures compare deal for deal. A player's own random numbers
+come from SHA-256("rtp-lab/1|player|g|i"), never from a card. A chunk of deals returns a
+histogram of the units each game ended with; histograms add up, so chunks can run on any number of workers, and the RTP of any M is
 computed exactly (with the house's rounding down) from one histogram.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import random
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,7 +22,9 @@ from service import game as g
 from service import shuffle
 from service.games import game_named
 from service.paytable import Paytable, winnings
-from service.rtp.bots import bot_for
+from service.rtp.knowledge import clear_secrets
+from service.rtp.players import Kind
+from service.rtp.roster import player_for
 from service.rules.actions import Recycle
 
 LAB = "rtp-lab/1"
@@ -35,10 +40,13 @@ def deal_seed(game_id: str, index: int) -> bytes:
     return hashlib.sha256(f"{LAB}|{game_id}|{index}".encode()).digest()
 
 
-def play_one(game_id: str, index: int) -> int:
-    """The units the reference bot ends deal ``index`` with."""
+def player_seed(game_id: str, index: int) -> int:
+    return int.from_bytes(hashlib.sha256(f"{LAB}|player|{game_id}|{index}".encode()).digest())
+
+
+def play_one(game_id: str, index: int, kind: Kind = "bot") -> int:
+    """The units the game's player of this kind ends deal ``index`` with."""
     rules = game_named(game_id)
-    choose, _ = bot_for(rules)
     seed = deal_seed(game_id, index)
     deck = shuffle.derive_deck(seed, None, rules.decks)
     redeals = shuffle.redealer(seed, None)
@@ -54,13 +62,17 @@ def play_one(game_id: str, index: int) -> int:
     )
     state = g.fold(g.decide(g.INITIAL, start))
     sealed = g.hidden_cards(rules, deck)
+    secrets = clear_secrets(sealed, redeals) if kind == "clairvoyant" else None
+    choose = player_for(rules, kind).start(
+        rules, random.Random(player_seed(game_id, index)), secrets
+    )
     progress_at_recycle: tuple[int, ...] | None = None
     for _ in range(MAX_ACTIONS):
         table = state.table
         if state.status != "in_progress" or table is None:
             break
         legal = [c for c in g.legal_commands(state) if not isinstance(c, g.Collect)]
-        action = choose(rules, table, [a for a in legal if not isinstance(a, g.Undo)])
+        action = choose(table, [a for a in legal if not isinstance(a, g.Undo)])
         if action is None:
             break
         if isinstance(action, Recycle):
@@ -73,10 +85,10 @@ def play_one(game_id: str, index: int) -> int:
     return state.units
 
 
-def simulate(game_id: str, start: int, count: int) -> dict[int, int]:
+def simulate(game_id: str, start: int, count: int, kind: Kind = "bot") -> dict[int, int]:
     """Deals ``start`` .. ``start + count - 1``: how many games ended with each number of
     units."""
-    return dict(Counter(play_one(game_id, i) for i in range(start, start + count)))
+    return dict(Counter(play_one(game_id, i, kind) for i in range(start, start + count)))
 
 
 @dataclass(frozen=True, slots=True)

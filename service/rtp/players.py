@@ -1,0 +1,55 @@
+"""The three players the RTP lab measures every game with (pure).
+
+- ``bot``: the reference bot (``service/rtp/bots``), a documented greedy heuristic; what an
+  ordinary careful player gets back.
+- ``strong``: a searching player that sees only what a player sees (``service/rtp/strong``);
+  the price is set against it, because a strong player (or a program on the public API) is who
+  finds a game first.
+- ``clairvoyant``: a solver that knows every card, including the stock's order and the
+  redeals' shuffles (``service/rtp/clairvoyant``): the most any player could take from a deal.
+  It is a bound, not a player: no one can play like it.
+
+A player is started once per deal, ``start(rules, rng, secrets)``, and then asked for each move
+with the sealed table and the legal actions, answering one of them or None (stop and collect).
+``rng`` is its own random numbers, seeded from the deal's index (never from a card), so a deal
+is played the same way every time; ``secrets`` is None for every player but the clairvoyant.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from service.rules.actions import PlayAction
+from service.rules.game import GameRules, Secrets
+from service.rules.table import Table
+
+Kind = Literal["bot", "strong", "clairvoyant"]
+KINDS: tuple[Kind, ...] = ("bot", "strong", "clairvoyant")
+
+#: The player's move: given the sealed table and the legal actions, one of them or None.
+Choose = Callable[[Table, Sequence[PlayAction]], PlayAction | None]
+#: A new deal: (rules, the player's own random numbers, the deal's secrets or None) -> Choose.
+Start = Callable[[GameRules, random.Random, Secrets | None], Choose]
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    kind: Kind
+    version: str  # e.g. "golf-strong/1": a new version whenever its play changes
+    start: Start
+    #: How it searches, in a sentence (RTP.md has the whole of it).
+    method: str
+
+
+def stateless(
+    choose: Callable[[GameRules, Table, Sequence[PlayAction]], PlayAction | None],
+) -> Start:
+    """A player that needs neither memory nor random numbers (the reference bots)."""
+
+    def start(rules: GameRules, rng: random.Random, secrets: Secrets | None) -> Choose:
+        return lambda table, legal: choose(rules, table, legal)
+
+    return start
