@@ -4,8 +4,9 @@ Pure: no I/O. Deal ``i`` of game ``g`` is shuffled from SHA-256("rtp-lab/1|g|i")
 replay any simulated deal, and every player (bot, strong, clairvoyant: ``service.rtp.players``)
 plays the same deals, so their figures compare deal for deal. A player's own random numbers
 come from SHA-256("rtp-lab/1|player|g|i"), never from a card. A chunk of deals returns a
-histogram of the units each game ended with; histograms add up, so chunks can run on any number of workers, and the RTP of any M is
-computed exactly (with the house's rounding down) from one histogram.
+histogram of the units each game ended with; histograms add up, so chunks can run on any
+number of workers, and the RTP of any M is computed exactly (with the house's rounding down)
+from one histogram.
 """
 
 from __future__ import annotations
