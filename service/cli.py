@@ -9,20 +9,20 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TextIO
 
 import click
 from flask import Flask
 
-from service import audit, db
+from service import advantage, audit, db
 from service.access import STAFF_ROLES
 from service.audits import Audits
 from service.config import ConfigError, Settings
 from service.context import Actor
 from service.games import STANDALONE, game_named
 from service.rebuild import rebuild
-from service.rtp import simulate
+from service.rtp import published, simulate
 from service.rtp.fanout import LostWork, Pending, gather
 from service.rtp.players import KINDS, Kind
 from service.rtp.roster import player_for
@@ -321,6 +321,32 @@ def rtp_group() -> None:
 
 
 @rtp_group.command(
+    "table", help="The README's games table, from the published measurements (RTP.md)."
+)
+def rtp_table() -> None:
+    click.echo(published.games_table(), nl=False)
+
+
+@rtp_group.command(
+    "watch",
+    help="Judge recent players' and every game's returns against the published figures now "
+    "(beat does it hourly), log what is significantly above them, and print it.",
+)
+def rtp_watch() -> None:
+    container = build(migrate=False)
+    try:
+        found = advantage.run(
+            container.unit_of_work, container.settings.paytables, datetime.now(UTC)
+        )
+    finally:
+        container.close()
+    for report in found:
+        state = "logged" if report.logged else "already logged today"
+        click.echo(f"{report.subject}\t{state}\t{report.flag.reason}")
+    click.echo(f"{len(found)} flagged")
+
+
+@rtp_group.command(
     "simulate",
     help="Play N seeded deals of a game with its reference bot through the real decider, on "
     "the Celery workers (or here with --local), and print mean units, full-win rate and RTP "
@@ -345,6 +371,12 @@ def rtp_group() -> None:
     type=click.Path(dir_okay=False, writable=True),
     help="Also write the histogram of units (JSON: units -> deals) to this file.",
 )
+@click.option(
+    "--publish",
+    is_flag=True,
+    help="Write the histogram into the game's published measurements "
+    "(service/rtp/measured/GAME.json), replacing this player kind's.",
+)
 def rtp_simulate(
     game_id: str,
     kind: Kind,
@@ -353,6 +385,7 @@ def rtp_simulate(
     multiplier: str | None,
     local: bool,
     save: str | None,
+    publish: bool,
 ) -> None:
     starts = list(range(0, count, chunk))
     histogram: Counter[int] = Counter()
@@ -384,8 +417,14 @@ def rtp_simulate(
         with open(save, "w") as out:
             json.dump({str(u): n for u, n in sorted(histogram.items())}, out)
     found = simulate.rtp_of(game_id, histogram, multiplier)
-    player = player_for(game_named(game_id), kind).version
-    click.echo(f"game        {game_id} ({player}, {simulate.LAB})")
+    player = player_for(game_named(game_id), kind)
+    if publish:
+        command = f"flask --app service rtp simulate --game {game_id} --player {kind} " + (
+            f"--games {count}"
+        )
+        where = published.publish(game_id, kind, player, dict(histogram), command)
+        click.echo(f"published   {where}")
+    click.echo(f"game        {game_id} ({player.version}, {simulate.LAB})")
     click.echo(f"deals       {found.games}")
     click.echo(f"mean units  {found.mean_units:.3f} of {game_named(game_id).max_units}")
     click.echo(f"full wins   {found.full_wins} ({found.full_wins / found.games:.2%})")

@@ -84,6 +84,8 @@ class Settings:
     task_time_limit_s: int = 1_800
     #: How often beat sweeps duels (fill times, seats' clocks, settlements), in seconds.
     duel_sweep_every: float = 5.0
+    #: How often beat runs the advantage-play watcher (service/advantage.py), in seconds.
+    advantage_watch_every: float = 3_600.0
     duel_paytables: Mapping[str, DuelPaytable] = field(default_factory=default_duel_paytables)
 
     @property
@@ -166,6 +168,7 @@ class Settings:
                 idle_check_every=float(env.get("IDLE_CHECK_EVERY_SECONDS", "60")),
                 projector_every=float(env.get("PROJECTOR_EVERY_SECONDS", "30")),
                 duel_sweep_every=float(env.get("DUEL_SWEEP_EVERY_SECONDS", "5")),
+                advantage_watch_every=float(env.get("ADVANTAGE_WATCH_EVERY_SECONDS", "3600")),
                 task_time_limit_s=int(env.get("TASK_TIME_LIMIT_SECONDS", "1800")),
                 duel_paytables=duel_paytables,
             )

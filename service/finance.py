@@ -48,6 +48,8 @@ from service.storage.reconciliations import ReconciliationStore
 from service.unit_of_work import UnitOfWork
 
 CHECKPOINT = "daily-totals"
+#: The significant events the daily report lists as its advantage-play rows (service/advantage).
+ADVANTAGE_PLAY = "advantage-play"
 BATCH = 2_000
 
 # Hold the projector's checkpoint for this transaction (creating it at 0 the first time).
@@ -286,6 +288,22 @@ class DayLine:
 
 
 @dataclass(frozen=True, slots=True)
+class AdvantageLine:
+    """A return the advantage-play watcher found significantly above a game's price."""
+
+    at: datetime
+    on: str  # "player" or "game"
+    variant: str
+    player_id: Any | None
+    games: int
+    rtp: str
+    low: str
+    high: str
+    strong_rtp: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class DailyReport:
     currency: str
     start: date
@@ -294,6 +312,7 @@ class DailyReport:
     period: Totals
     month_to_date: Totals
     lifetime: Totals
+    advantage_play: tuple[AdvantageLine, ...] = ()
 
     @property
     def sandbox(self) -> bool:
@@ -333,7 +352,23 @@ def daily_report(uow: UnitOfWork, start: date, end: date, currency: str) -> Dail
         period = summed(start, end)
         month = summed(end.replace(day=1), end)
         lifetime = summed(date.min, end)
-    return DailyReport(currency, start, end, lines, period, month, lifetime)
+    first, after = utc_span(start, end)
+    flagged = tuple(
+        AdvantageLine(
+            at,
+            d["on"],
+            d["variant"],
+            player_id,
+            int(d["games"]),
+            d["rtp"],
+            d["low"],
+            d["high"],
+            d["strong_rtp"],
+            d["reason"],
+        )
+        for at, player_id, d in uow.advantage.reports(ADVANTAGE_PLAY, currency, first, after)
+    )
+    return DailyReport(currency, start, end, lines, period, month, lifetime, flagged)
 
 
 CSV_COLUMNS = (

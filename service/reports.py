@@ -11,8 +11,8 @@ from typing import Any
 
 from service import finance, finance_charts, ledger
 from service.errors import InvalidArgument
-from service.games import STANDALONE
 from service.paytable import Paytable
+from service.rtp.published import publications
 from service.unit_of_work import UnitOfWork
 
 #: The longest report one request may ask for, in days.
@@ -60,8 +60,7 @@ class Reports:
         report = self.daily(start, end, currency)
         if kind == "rtp":
             published = {
-                name: game.published.rtp if game.published else None
-                for name, game in STANDALONE.items()
+                name: found.strong.rtp if found else None for name, found in publications().items()
             }
             return finance_charts.rtp_chart(report, published, variant)
         return finance_charts.money_chart(report, variant)

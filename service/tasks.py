@@ -14,7 +14,7 @@ from typing import Any
 
 from celery import shared_task
 
-from service import audit, finance, idle
+from service import advantage, audit, finance, idle
 from service.config import Settings
 from service.configuration_log import log_configuration
 from service.rtp import simulate
@@ -121,3 +121,12 @@ def rtp_chunk(game_id: str, start: int, count: int, kind: Kind = "bot") -> dict[
     reference bot unless named: messages sent before players had kinds): units -> games.
     Pure and seeded, so a chunk delivered twice gives the same answer."""
     return {str(units): n for units, n in simulate.simulate(game_id, start, count, kind).items()}
+
+
+@shared_task(name="vegas.watch_advantage_play")
+def watch_advantage_play() -> list[str]:
+    """Judge recent players' and every game's returns against the published figures and log
+    what is significantly above them (beat: hourly); the subjects flagged."""
+    c = services()
+    found = advantage.run(c.unit_of_work, c.settings.paytables, datetime.now(UTC))
+    return [r.subject for r in found]

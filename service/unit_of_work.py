@@ -19,6 +19,7 @@ from psycopg_pool import ConnectionPool
 from events.postgres import LOCK_SQL, PostgresEventStore
 from service.context import RequestContext
 from service.storage.access import AccessStore
+from service.storage.advantage import AdvantageReads
 from service.storage.checkpoints import CheckpointStore
 from service.storage.duels import DuelStore
 from service.storage.game_writes import GameWrites
@@ -41,6 +42,7 @@ class UnitOfWork:
     duels: DuelStore
     checkpoints: CheckpointStore
     game_writes: GameWrites
+    advantage: AdvantageReads
 
     def __init__(self, pool: ConnectionPool) -> None:
         self._pool = pool
@@ -61,6 +63,7 @@ class UnitOfWork:
         self.duels = DuelStore(self.conn)
         self.checkpoints = CheckpointStore(self.conn)
         self.game_writes = GameWrites(self.conn)
+        self.advantage = AdvantageReads(self.conn)
         return self
 
     def outside_transaction(self) -> None:

@@ -95,6 +95,10 @@ def make_celery(settings: Settings) -> Celery:
                 "task": "vegas.resume_audits",
                 "schedule": timedelta(seconds=60),
             },
+            "watch-advantage-play": {
+                "task": "vegas.watch_advantage_play",
+                "schedule": timedelta(seconds=settings.advantage_watch_every),
+            },
             "reconcile-yesterday": {
                 "task": "vegas.reconcile_day",
                 "schedule": crontab(hour=0, minute=15),

@@ -14,6 +14,7 @@ from service.api.problems import TYPES, Problem
 from service.api.wiring import services
 from service.games import STANDALONE, VEGAS_DRAW1
 from service.paytable import STAKE_GRID
+from service.rtp.published import Publication, publication
 from service.rules.game import GameRules
 
 blp = Blueprint("public", __name__, description="Rules, paytables, quotes and health")
@@ -86,7 +87,27 @@ def _game(game: GameRules) -> dict[str, Any]:
             "per_unit": f"stake x {m} / {n}",
             "max_payout": f"stake x {m}",
         },
-        "rtp": game.published,
+        "rtp": _rtp(publication(game.id)),
+    }
+
+
+def _rtp(found: Publication | None) -> dict[str, Any] | None:
+    if found is None:
+        return None
+    bot = found.bot
+    return {
+        "rtp": bot.rtp,
+        "low": bot.low,
+        "high": bot.high,
+        "games": bot.games,
+        "bot": bot.player,
+        "measured": bot.measured,
+        "multiplier": found.multiplier,
+        "reference": bot,
+        "strong": found.strong,
+        "clairvoyant": found.clairvoyant,
+        "basis": found.basis,
+        "beats_the_house": found.beats_the_house,
     }
 
 

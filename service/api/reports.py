@@ -71,6 +71,7 @@ def daily(query: dict[str, Any]) -> Any:
         "period": _totals(report.period),
         "month_to_date": _totals(report.month_to_date),
         "lifetime": _totals(report.lifetime),
+        "advantage_play": report.advantage_play,
     }
 
 

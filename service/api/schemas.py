@@ -111,6 +111,26 @@ class GamePaytableSchema(Schema):
     max_payout = fields.String(required=True)
 
 
+class RtpFigureSchema(Schema):
+    player = fields.String(required=True, metadata={"description": "the player and its version"})
+    rtp = fields.String(required=True, metadata={"description": "RTP at this M, 4 decimals"})
+    low = fields.String(required=True, metadata={"description": "95% interval, low end"})
+    high = fields.String(required=True, metadata={"description": "95% interval, high end"})
+    games = fields.Integer(required=True, metadata={"description": "simulated deals"})
+    mean_units = fields.String(required=True, metadata={"description": "units per deal"})
+    full_wins = fields.Integer(required=True, metadata={"description": "deals won outright"})
+    measured = fields.String(required=True, metadata={"description": "the command that ran"})
+    measured_on = fields.String(required=True, metadata={"description": "the day it ran"})
+    exact = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "the clairvoyant bound: true if every search was exhaustive (the "
+            "true maximum), false if it is the best line a bounded search found (a lower "
+            "bound on that maximum); always true for the other players"
+        },
+    )
+
+
 class PublishedRtpSchema(Schema):
     rtp = fields.String(required=True, metadata={"description": "the bot's RTP, 4 decimals"})
     low = fields.String(required=True, metadata={"description": "95% interval, low end"})
@@ -118,6 +138,30 @@ class PublishedRtpSchema(Schema):
     games = fields.Integer(required=True, metadata={"description": "simulated deals"})
     bot = fields.String(required=True, metadata={"description": "reference bot and version"})
     measured = fields.String(required=True, metadata={"description": "the command that ran"})
+    multiplier = fields.String(required=True, metadata={"description": "the M measured at"})
+    reference = fields.Nested(
+        RtpFigureSchema,
+        required=True,
+        metadata={"description": "the reference bot (a careful ordinary player): as above"},
+    )
+    strong = fields.Nested(
+        RtpFigureSchema,
+        required=True,
+        metadata={
+            "description": "the strong player, which sees only what a player sees and "
+            "searches: the RTP to display (the game is priced against it)"
+        },
+    )
+    clairvoyant = fields.Nested(
+        RtpFigureSchema,
+        required=True,
+        metadata={"description": "the bound: a player who knew every card"},
+    )
+    basis = fields.String(required=True, metadata={"description": "the RTP's basis, in words"})
+    beats_the_house = fields.Boolean(
+        required=True,
+        metadata={"description": "the strong player's 95% interval reaches 100% of the stake"},
+    )
 
 
 class VariantSchema(Schema):
@@ -139,7 +183,11 @@ class VariantSchema(Schema):
         PublishedRtpSchema,
         required=True,
         allow_none=True,
-        metadata={"description": "the reference bot's simulated RTP at this M"},
+        metadata={
+            "description": "the simulated RTP at this M of the reference bot (top-level fields, "
+            "as first published), the strong player and the clairvoyant bound; null until all "
+            "three are measured"
+        },
     )
 
 
@@ -835,6 +883,23 @@ class VariantTotalsSchema(TotalsSchema):
     variant = fields.String(required=True)
 
 
+class AdvantageLineSchema(Schema):
+    at = fields.DateTime(required=True, metadata={"description": "when the watcher logged it"})
+    on = fields.String(
+        required=True, metadata={"description": "player: one player's return; game: everyone's"}
+    )
+    variant = fields.String(required=True)
+    player_id = fields.UUID(required=True, allow_none=True)
+    games = fields.Integer(required=True, metadata={"description": "collected games judged"})
+    rtp = fields.String(required=True, metadata={"description": "payouts over stakes"})
+    low = fields.String(required=True, metadata={"description": "95% interval, low end"})
+    high = fields.String(required=True, metadata={"description": "95% interval, high end"})
+    strong_rtp = fields.String(
+        required=True, metadata={"description": "the strong player's published RTP"}
+    )
+    reason = fields.String(required=True)
+
+
 class DailyReportSchema(Schema):
     currency = fields.String(required=True)
     sandbox = fields.Boolean(
@@ -855,6 +920,15 @@ class DailyReportSchema(Schema):
     period = fields.Nested(TotalsSchema, required=True)
     month_to_date = fields.Nested(TotalsSchema, required=True)
     lifetime = fields.Nested(TotalsSchema, required=True)
+    advantage_play = fields.List(
+        fields.Nested(AdvantageLineSchema),
+        required=True,
+        metadata={
+            "description": "returns the advantage-play watcher found significantly above a "
+            "game's price in the period (a player's above the strong player's RTP, or a "
+            "game's above its published band), oldest first"
+        },
+    )
 
 
 class ReconciliationQuerySchema(Strict):

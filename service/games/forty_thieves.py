@@ -44,7 +44,7 @@ from service.rules.building import (
     same_suit_up,
 )
 from service.rules.cards import Card
-from service.rules.game import GameRules, Published, Reveal
+from service.rules.game import GameRules, Reveal
 from service.rules.table import Pile, Table, stock_and_columns
 
 COLUMNS = 10
@@ -93,14 +93,6 @@ class FortyThieves(GameRules):
     decks = 2
     max_units = 104
     multiplier = "1.85"  # the RTP lab's (service/rtp/RTP.md)
-    published = Published(
-        rtp="0.9364",
-        low="0.9199",
-        high="0.9528",
-        games=4_000,
-        bot="forty-thieves-bot/1",
-        measured="flask --app service rtp simulate --game forty-thieves --games 4000",
-    )
     layout = LAYOUT
     actions = ("draw", "move", "undo")
     units_are = "cards on the foundations"

@@ -19,7 +19,7 @@ from service.rules import stock
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle
 from service.rules.building import is_king, rank_adjacent
 from service.rules.cards import Card
-from service.rules.game import GameRules, Published, Reveal
+from service.rules.game import GameRules, Reveal
 from service.rules.table import Layout, Pile, PileSpec, Table, numbered
 
 COLUMNS = 7
@@ -50,15 +50,6 @@ class Golf(GameRules):
     max_units = TABLEAU_CARDS
     multiplier = "1.3"  # the RTP lab sets M from the reference bot's simulated return
     layout = LAYOUT
-    #: The reference bot's return at this M (service/rtp/RTP.md).
-    published = Published(
-        rtp="0.9414",
-        low="0.9388",
-        high="0.9440",
-        games=20_000,
-        bot="golf-bot/1",
-        measured="flask --app service rtp simulate --game golf --games 20000",
-    )
     undo_rule = "undo takes back only the last move of a column card to the waste, never a draw"
     actions = ("draw", "move", "undo")
     units_are = "cards cleared from the columns"

@@ -34,7 +34,7 @@ from service.rules.building import (
     same_suit_up,
 )
 from service.rules.cards import KING, RANK_OF, Card
-from service.rules.game import GameRules, Published, Reveal
+from service.rules.game import GameRules, Reveal
 from service.rules.table import Pile, Table, stock_and_columns
 
 COLUMNS = 7
@@ -100,7 +100,6 @@ class Klondike(GameRules):
         multiplier: str,
         rules_version: str,
         summary: tuple[str, ...],
-        published: Published | None = None,
         undo: bool = True,
         time_limit: int | None = None,
         duel: bool = False,
@@ -120,7 +119,6 @@ class Klondike(GameRules):
         self.multiplier = multiplier
         self.rules_version = rules_version
         self.summary = summary
-        self.published = published
 
     # --- deal ---------------------------------------------------------------------------------
 
@@ -449,18 +447,6 @@ def _vegas_summary(drawing: str) -> tuple[str, ...]:
     )
 
 
-def _published(game_id: str, rtp: str, low: str, high: str) -> Published:
-    """The reference bot's figures, measured over 20,000 deals (service/rtp/RTP.md)."""
-    return Published(
-        rtp=rtp,
-        low=low,
-        high=high,
-        games=20_000,
-        bot="klondike-bot/1",
-        measured=f"flask --app service rtp simulate --game {game_id} --games 20000",
-    )
-
-
 VEGAS_DRAW1 = Klondike(
     "vegas-draw1",
     "Vegas Klondike, draw one, one pass",
@@ -469,7 +455,6 @@ VEGAS_DRAW1 = Klondike(
     explicit_turn=True,
     multiplier="5",
     rules_version="vegas-klondike/1",
-    published=_published("vegas-draw1", "0.9239", "0.9113", "0.9365"),
     summary=_vegas_summary("Draw one card at a time; one pass through the stock."),
 )
 VEGAS_DRAW3 = Klondike(
@@ -480,7 +465,6 @@ VEGAS_DRAW3 = Klondike(
     explicit_turn=True,
     multiplier="5",
     rules_version="vegas-klondike/1",
-    published=_published("vegas-draw3", "0.9395", "0.9226", "0.9565"),
     summary=_vegas_summary("Draw three cards at a time; three passes through the stock."),
 )
 KLONDIKE = Klondike(
@@ -491,7 +475,6 @@ KLONDIKE = Klondike(
     explicit_turn=False,
     multiplier="3.6",
     rules_version="klondike/1",
-    published=_published("klondike", "0.9288", "0.9134", "0.9443"),
     summary=(
         "7 columns of 1 to 7 cards, the top card of each face up; 24 in the stock.",
         "Draw three cards at a time; unlimited passes through the stock.",

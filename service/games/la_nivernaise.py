@@ -51,7 +51,7 @@ from service.rules import stock
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Redeal
 from service.rules.building import check_same_suit_up, same_suit_down
 from service.rules.cards import ACE, KING, RANK_OF, RANKS, SUITS, Card
-from service.rules.game import GameRules, Published, Reveal
+from service.rules.game import GameRules, Reveal
 from service.rules.table import Layout, Pile, PileSpec, Slot, Table, numbered
 
 FOUNDATIONS = 8
@@ -178,14 +178,6 @@ class LaNivernaise(GameRules):
     decks = 2
     max_units = 104
     multiplier = "1.63"  # the RTP lab's (service/rtp/RTP.md)
-    published = Published(
-        rtp="0.9278",
-        low="0.9184",
-        high="0.9373",
-        games=4_000,
-        bot="la-nivernaise-bot/1",
-        measured="flask --app service rtp simulate --game la-nivernaise --games 4000 --local",
-    )
     layout = LAYOUT
     actions = ("draw", "move", "redeal", "undo")
     units_are = "cards on the foundations"

@@ -29,7 +29,7 @@ from service.rules import stock
 from service.rules.actions import Draw, PlayAction, Remove
 from service.rules.building import is_king, pair_totals_13
 from service.rules.cards import Card
-from service.rules.game import GameRules, Published, Reveal
+from service.rules.game import GameRules, Reveal
 from service.rules.table import Layout, Pile, PileSpec, Table, numbered
 
 ROWS = 7
@@ -131,15 +131,6 @@ class Pyramid(GameRules):
     max_units = 52
     multiplier = "1.5"  # the RTP lab sets M from the reference bot's simulated return
     layout = LAYOUT
-    #: The reference bot's return at this M (service/rtp/RTP.md).
-    published = Published(
-        rtp="0.9250",
-        low="0.9223",
-        high="0.9278",
-        games=20_000,
-        bot="pyramid-bot/1",
-        measured="flask --app service rtp simulate --game pyramid --games 20000",
-    )
     actions = ("draw", "remove", "undo")
     units_are = "cards removed"
     undo_rule = (

@@ -40,7 +40,7 @@ from service.errors import RuleViolation
 from service.rules.actions import Draw, MoveCards, PlayAction
 from service.rules.building import is_king
 from service.rules.cards import ACE, JACK, QUEEN, RANK_OF, Card
-from service.rules.game import GameRules, Published, Reveal
+from service.rules.game import GameRules, Reveal
 from service.rules.table import Layout, Pile, PileSpec, Table, numbered
 
 FOUNDATIONS = 8
@@ -127,14 +127,6 @@ class SalicLaw(GameRules):
     decks = 2
     max_units = FOUNDATIONS * JACK  # 88
     multiplier = "1.36"  # the RTP lab's (service/rtp/RTP.md)
-    published = Published(
-        rtp="0.9313",
-        low="0.9223",
-        high="0.9403",
-        games=4_000,
-        bot="salic-law-bot/1",
-        measured="flask --app service rtp simulate --game salic-law --games 4000 --local",
-    )
     layout = LAYOUT
     actions = ("draw", "move", "undo")
     units_are = "cards on the foundations"

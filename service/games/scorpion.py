@@ -35,7 +35,7 @@ from service.errors import RuleViolation
 from service.rules.actions import Draw, MoveCards, PlayAction
 from service.rules.building import check_same_suit_down, is_king, same_suit_down
 from service.rules.cards import ACE, RANK_OF, Card
-from service.rules.game import GameRules, Published, Reveal
+from service.rules.game import GameRules, Reveal
 from service.rules.table import Layout, Pile, PileSpec, Table, numbered
 
 STOCK = "stock"
@@ -83,7 +83,6 @@ class Scorpion(GameRules):
         closed_columns: int,
         multiplier: str,
         summary: tuple[str, ...],
-        published: Published | None = None,
     ) -> None:
         self.id = game_id
         self.title = title
@@ -93,7 +92,6 @@ class Scorpion(GameRules):
         #: Columns 0..closed_columns-1 deal their first three cards face down.
         self.closed_columns = closed_columns
         self.multiplier = multiplier
-        self.published = published
         self.summary = summary
         self.max_units = 52 * decks
         self.tableau_cards = columns * rows
@@ -250,14 +248,6 @@ SCORPION = Scorpion(
     rows=7,
     closed_columns=4,
     multiplier="4.9",  # the RTP lab's (service/rtp/RTP.md)
-    published=Published(
-        rtp="0.9320",
-        low="0.9069",
-        high="0.9571",
-        games=10_000,
-        bot="scorpion-bot/1",
-        measured="flask --app service rtp simulate --game scorpion --games 10000",
-    ),
     summary=(
         "7 columns of 7 cards; in columns 0-3 the first three are face down; the last 3 cards "
         "are the reserve.",
@@ -279,14 +269,6 @@ SUPER_SCORPION = Scorpion(
     rows=8,
     closed_columns=5,
     multiplier="1.06",  # the RTP lab's (service/rtp/RTP.md)
-    published=Published(
-        rtp="0.9300",
-        low="0.9229",
-        high="0.9371",
-        games=3_000,
-        bot="scorpion-bot/1",
-        measured="flask --app service rtp simulate --game super-scorpion --games 3000",
-    ),
     summary=(
         "Two decks: 10 columns of 8 cards; in columns 0-4 the first three are face down; the "
         "other 24 cards are the hand.",

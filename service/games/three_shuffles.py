@@ -41,7 +41,7 @@ from service.errors import RuleViolation
 from service.rules.actions import MoveCards, Pick, PlayAction, Redeal
 from service.rules.building import check_same_suit_down, check_same_suit_up, same_suit_down
 from service.rules.cards import ACE, RANK_OF, SUITS, Card
-from service.rules.game import GameRules, Published, Reveal, shuffled
+from service.rules.game import GameRules, Reveal, shuffled
 from service.rules.table import Layout, Pile, PileSpec, Table, numbered
 
 FANS = 16
@@ -88,14 +88,6 @@ class ThreeShuffles(GameRules):
     decks = 1
     max_units = 48
     multiplier = "1.59"  # the RTP lab's (service/rtp/RTP.md)
-    published = Published(
-        rtp="0.9325",
-        low="0.9269",
-        high="0.9381",
-        games=20_000,
-        bot="three-shuffles-bot/1",
-        measured="flask --app service rtp simulate --game three-shuffles --games 20000",
-    )
     layout = LAYOUT
     actions = ("move", "redeal", "pick", "undo")
     units_are = "cards played to the foundations (the four Aces start there and do not count)"

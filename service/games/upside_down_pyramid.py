@@ -51,7 +51,7 @@ from service.rules.building import (
     same_suit_up,
 )
 from service.rules.cards import Card
-from service.rules.game import GameRules, Published, Reveal
+from service.rules.game import GameRules, Reveal
 from service.rules.table import Pile, Table, stock_and_columns
 
 DECKS = 2
@@ -119,14 +119,6 @@ class UpsideDownPyramid(GameRules):
     decks = DECKS
     max_units = 52 * DECKS
     multiplier = "2.56"  # the RTP lab's (service/rtp/RTP.md)
-    published = Published(
-        rtp="0.9347",
-        low="0.9169",
-        high="0.9525",
-        games=6_000,
-        bot="upside-down-pyramid-bot/1",
-        measured="flask --app service rtp simulate --game upside-down-pyramid --games 6000",
-    )
     layout = LAYOUT
     actions = ("draw", "recycle", "move", "undo")
     units_are = "cards on the foundations"

@@ -42,6 +42,9 @@ class Player:
     start: Start
     #: How it searches, in a sentence (RTP.md has the whole of it).
     method: str
+    #: A clairvoyant bound only: True if its search is exhaustive on every deal (the bound is
+    #: the true maximum), False if it is the best line a bounded search found (a lower bound).
+    exact: bool = False
 
 
 def stateless(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from events.catalog import GameEvent
 from service import errors
@@ -59,19 +58,6 @@ def shuffled(reveal: Reveal, label: str, cards: Sequence[Card]) -> tuple[Card, .
     return reveal.shuffled(label, cards)
 
 
-@dataclass(frozen=True, slots=True)
-class Published:
-    """What a game publishes about its return: the reference bot's simulated RTP at M, with
-    its 95% interval, and how it was measured."""
-
-    rtp: str  # e.g. "0.9312"
-    low: str
-    high: str
-    games: int
-    bot: str  # the bot and its version
-    measured: str  # the command that measured it
-
-
 class GameRules(ABC):
     """One game (or one variant of a game family). Instances are immutable and shared."""
 
@@ -85,7 +71,8 @@ class GameRules(ABC):
     #: Units a full win reaches, and the multiple of the stake it pays.
     max_units: int
     #: M, a decimal of at most two places ("5", "1.3"). It is part of the rules: a new M is a
-    #: new rules_version, so games dealt under the old one still verify.
+    #: new rules_version, so games dealt under the old one still verify and settle under it
+    #: (a game's StakePlaced records its M). Its measured RTP: service/rtp/published.py.
     multiplier: str
     layout: Layout
     #: The rules in a few sentences, for GET /v1/variants.
@@ -106,7 +93,6 @@ class GameRules(ABC):
     time_limit: int | None = None
     #: Dealt only to a duel's seat (its money is the duel's), never on its own.
     duel: bool = False
-    published: Published | None = None
 
     @abstractmethod
     def deal(self, deck: Sequence[Card]) -> Table:

@@ -29,7 +29,27 @@ FIELDS = {
     "paytable",
     "rtp",
 }
-RTP_FIELDS = {"rtp", "low", "high", "games", "bot", "measured"}
+#: The reference bot's figure as first published, then the three players' and the basis.
+RTP_FIELDS = {"rtp", "low", "high", "games", "bot", "measured"} | {
+    "multiplier",
+    "reference",
+    "strong",
+    "clairvoyant",
+    "basis",
+    "beats_the_house",
+}
+FIGURE_FIELDS = {
+    "player",
+    "rtp",
+    "low",
+    "high",
+    "games",
+    "mean_units",
+    "full_wins",
+    "measured",
+    "measured_on",
+    "exact",
+}
 
 
 def _variants(http: Http) -> dict[str, Any]:
@@ -59,7 +79,19 @@ def test_every_game_is_listed_with_its_fields(http: Http) -> None:
         assert all(isinstance(line, str) for line in variant["summary"])
         assert variant["undo"] == game.undo_rule
         assert variant["piles"] == [{"id": s.id, "kind": s.kind} for s in game.layout.specs]
-        assert variant["rtp"] is None or set(variant["rtp"]) == RTP_FIELDS
+        rtp = variant["rtp"]
+        assert set(rtp) == RTP_FIELDS, variant["name"]
+        assert rtp["multiplier"] == game.multiplier
+        for kind in ("reference", "strong", "clairvoyant"):
+            assert set(rtp[kind]) == FIGURE_FIELDS
+        # The first fields are the reference bot's, as they always were.
+        assert (rtp["rtp"], rtp["bot"], rtp["games"]) == (
+            rtp["reference"]["rtp"],
+            rtp["reference"]["player"],
+            rtp["reference"]["games"],
+        )
+        assert rtp["strong"]["player"] in rtp["basis"]
+        assert float(rtp["reference"]["rtp"]) < float(rtp["strong"]["rtp"])
 
 
 def test_the_vegas_variants_keep_their_first_fields(http: Http) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from decimal import Decimal
 
@@ -11,7 +12,8 @@ from service import game as g
 from service import shuffle
 from service.games import STANDALONE, game_named
 from service.rtp import simulate
-from service.rtp.bots import bot_for
+from service.rtp.players import Kind
+from service.rtp.roster import player_for
 from service.rules.table import Pile, Table
 
 
@@ -68,23 +70,42 @@ def _blinded(table: Table) -> Table:
     return replace(table, piles=piles)
 
 
-@pytest.mark.parametrize("game_id", list(STANDALONE))
-def test_the_bot_plays_only_legal_actions_and_never_reads_a_sealed_card(game_id: str) -> None:
+@pytest.mark.parametrize(
+    ("game_id", "kind", "deals", "moves"),
+    [(game_id, "bot", 3, 150) for game_id in STANDALONE]
+    + [(game_id, "strong", 1, 40) for game_id in STANDALONE],
+)
+def test_a_fair_player_plays_only_legal_actions_and_never_reads_a_sealed_card(
+    game_id: str, kind: Kind, deals: int, moves: int
+) -> None:
+    """Two copies of the player, one given the table and one the same table with every sealed
+    number changed, with the same random numbers: they choose alike at every move."""
     rules = game_named(game_id)
-    choose, version = bot_for(rules)
-    assert version.endswith("/1")
-    for index in range(3):
+    player = player_for(rules, kind)
+    assert player.kind == kind
+    assert player.version.endswith("/1")
+    for index in range(deals):
         seed = simulate.deal_seed(game_id, index)
         deck = shuffle.derive_deck(seed, None, rules.decks)
         start = g.StartGame("sim", "bot", game_id, 520, simulate._TABLE, deck, "x", "", None, False)
         state = g.fold(g.decide(g.INITIAL, start))
         sealed = g.hidden_cards(rules, deck)
-        for _ in range(150):
+        sees = player.start(rules, random.Random(index), None)
+        blind = player.start(rules, random.Random(index), None)
+        for _ in range(moves):
             assert state.table is not None
             legal = [c for c in g.legal_commands(state) if not isinstance(c, g.Collect | g.Undo)]
-            action = choose(rules, state.table, legal)
-            assert action == choose(rules, _blinded(state.table), legal)
+            action = sees(state.table, legal)
+            assert action == blind(_blinded(state.table), legal)
             if action is None or state.status != "in_progress":
                 break
             assert action in legal
             state = g.fold(g.decide(state, action, sealed, shuffle.redealer(seed, None)), state)
+
+
+@pytest.mark.parametrize("game_id", ["golf", "pyramid"])
+def test_the_clairvoyant_plays_its_line_through_the_real_decider(game_id: str) -> None:
+    """The bound is a line of play the real rules accept, so the units it claims are real."""
+    for index in range(2):
+        bound = simulate.play_one(game_id, index, "clairvoyant")
+        assert bound >= simulate.play_one(game_id, index, "bot")

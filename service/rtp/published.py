@@ -1,0 +1,232 @@
+"""What each game publishes about its return, computed from the lab's measurements (pure).
+
+A measurement is the histogram of units one player ended each simulated deal with
+(``service/rtp/measured/<game>.json``, written by ``flask --app service rtp simulate
+--publish``). Units do not depend on M, so every figure here is computed from the histograms at
+the game's current M: re-pricing a game changes its M and nothing measured. Three players
+(``service.rtp.players``) are published per game:
+
+- the reference bot's RTP: what a careful ordinary player gets back;
+- the strong player's RTP: the price is set against it (GLI-19 s4.7.1(b): a skill game's RTP
+  under the best strategy known), so it is the RTP a game displays;
+- the clairvoyant bound: what a player who knew every card could take (exact where the
+  search was exhaustive on every deal, else a lower bound on that maximum, labelled so).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from service.games import STANDALONE, game_named
+from service.rtp.players import Kind, Player
+from service.rtp.simulate import LAB, rtp_of
+
+#: The band the house prices a game into against the strong player (issue 21): its RTP at
+#: least 94% and the whole of its 95% interval below 97%. Games whose seed fixes M (Vegas)
+#: publish whatever their strong player measures.
+BAND = (Decimal("0.94"), Decimal("0.97"))
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """One player's simulated deals of one game: the units each ended with."""
+
+    game_id: str
+    kind: Kind
+    player: str  # the player and its version
+    histogram: dict[int, int]  # units -> deals
+    command: str  # what measured it
+    measured_on: str  # the day, ISO 8601
+    exact: bool = True  # a clairvoyant bound whose every search was exhaustive
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """A measurement's return at the game's M."""
+
+    player: str
+    games: int
+    mean_units: str
+    full_wins: int
+    rtp: str
+    low: str
+    high: str
+    measured: str
+    measured_on: str
+    exact: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Publication:
+    game_id: str
+    multiplier: str
+    bot: Figure
+    strong: Figure
+    clairvoyant: Figure
+
+    @property
+    def beats_the_house(self) -> bool:
+        """Does a strong player's 95% interval reach 100% (the stake back, or more)?"""
+        return Decimal(self.strong.high) >= 1
+
+    @property
+    def basis(self) -> str:
+        """The RTP's basis, in words (R-08)."""
+        s, b, c = self.strong, self.bot, self.clairvoyant
+        words = (
+            f"Return to player at M {self.multiplier}, simulated on {s.games:,} seeded deals "
+            f"({LAB}) by the strong player {s.player}, which sees only what a player sees and "
+            f"searches: {_pct(s.rtp)} (95% interval {_pct(s.low)} to {_pct(s.high)}). An "
+            f"ordinary careful player (the reference bot {b.player}, {b.games:,} deals) gets "
+            f"{_pct(b.rtp)}; a player who knew every card could take "
+            f"{'' if c.exact else 'at least '}{_pct(c.rtp)} ({c.player}, {c.games:,} deals). "
+            "RTP depends on skill."
+        )
+        if self.beats_the_house:
+            words += (
+                " Strong play may return more than the stake: its 95% interval reaches "
+                f"{_pct(s.high)}."
+            )
+        return words
+
+
+def _pct(ratio: str) -> str:
+    return f"{Decimal(ratio) * 100:.2f}%"
+
+
+def figure(measurement: Measurement, multiplier: str | None = None) -> Figure:
+    found = rtp_of(measurement.game_id, measurement.histogram, multiplier)
+    return Figure(
+        measurement.player,
+        found.games,
+        f"{found.mean_units:.3f}",
+        found.full_wins,
+        str(found.rtp),
+        str(found.low),
+        str(found.high),
+        measurement.command,
+        measurement.measured_on,
+        measurement.exact,
+    )
+
+
+def parse(game_id: str, document: dict[str, Any]) -> dict[Kind, Measurement]:
+    """A measurement file's players (the JSON ``{"players": {kind: {...}}}``)."""
+    found: dict[Kind, Measurement] = {}
+    for kind, m in document["players"].items():
+        found[kind] = Measurement(
+            game_id,
+            kind,
+            m["player"],
+            {int(u): int(n) for u, n in m["histogram"].items()},
+            m["command"],
+            m["measured_on"],
+            bool(m.get("exact", True)),
+        )
+    return found
+
+
+def render(measurements: dict[Kind, Measurement]) -> dict[str, Any]:
+    """The JSON a measurement file holds (the inverse of :func:`parse`)."""
+    return {
+        "lab": LAB,
+        "players": {
+            kind: {
+                "player": m.player,
+                "measured_on": m.measured_on,
+                "command": m.command,
+                "exact": m.exact,
+                "histogram": {str(u): n for u, n in sorted(m.histogram.items())},
+            }
+            for kind, m in sorted(measurements.items())
+        },
+    }
+
+
+def measurement_file(game_id: str) -> str:
+    return f"{game_id}.json"
+
+
+@cache
+def measurements(game_id: str) -> dict[Kind, Measurement]:
+    """A game's committed measurements (empty if it has none yet)."""
+    path = resources.files("service.rtp.measured") / measurement_file(game_id)
+    if not path.is_file():
+        return {}
+    return parse(game_id, json.loads(path.read_text()))
+
+
+def publication(game_id: str) -> Publication | None:
+    """The game's published figures at its current M, or None until all three are measured."""
+    found = measurements(game_id)
+    if not all(kind in found for kind in ("bot", "strong", "clairvoyant")):
+        return None
+    return Publication(
+        game_id,
+        game_named(game_id).multiplier,
+        figure(found["bot"]),
+        figure(found["strong"]),
+        figure(found["clairvoyant"]),
+    )
+
+
+def publications() -> dict[str, Publication | None]:
+    return {game_id: publication(game_id) for game_id in STANDALONE}
+
+
+def publish(
+    game_id: str, kind: Kind, player: Player, histogram: dict[int, int], command: str
+) -> str:
+    """Write one player's histogram into the game's measurement file (the lab's only write:
+    a developer's step before committing the new figures); the file's path."""
+    path = resources.files("service.rtp.measured") / measurement_file(game_id)
+    found = dict(measurements(game_id))
+    found[kind] = Measurement(
+        game_id,
+        kind,
+        player.version,
+        histogram,
+        command,
+        date.today().isoformat(),
+        player.exact if kind == "clairvoyant" else True,
+    )
+    text = json.dumps(render(found), indent=1) + "\n"
+    with resources.as_file(path) as real:
+        real.write_text(text)
+    measurements.cache_clear()
+    return str(path)
+
+
+def _interval(f: Figure) -> str:
+    return f"{_pct(f.rtp)} ({_pct(f.low)[:-1]}-{_pct(f.high)})"
+
+
+def games_table() -> str:
+    """The README's games table: every game with its M and the three published figures."""
+    lines = [
+        "| id | game | M | units (max) | reference bot: RTP (95% interval) | strong player: RTP "
+        "(95% interval), the price | clairvoyant bound |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for game_id, rules in STANDALONE.items():
+        found = publication(game_id)
+        figures = ["not yet measured"] * 3
+        if found is not None:
+            c = found.clairvoyant
+            figures = [
+                f"{_interval(found.bot)}, {found.bot.games:,} deals",
+                f"**{_interval(found.strong)}**, {found.strong.games:,} deals"
+                + (" (may return more than the stake)" if found.beats_the_house else ""),
+                f"{'' if c.exact else '>= '}{_pct(c.rtp)}, {c.games:,} deals",
+            ]
+        lines.append(
+            f"| `{game_id}` | {rules.title} | {rules.multiplier} | {rules.units_are} "
+            f"({rules.max_units}) | " + " | ".join(figures) + " |"
+        )
+    return "\n".join(lines) + "\n"
