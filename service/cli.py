@@ -20,6 +20,7 @@ from service.access import STAFF_ROLES
 from service.audits import Audits
 from service.config import ConfigError, Settings
 from service.context import Actor
+from service.errors import InvalidArgument
 from service.games import STANDALONE, game_named
 from service.rebuild import rebuild
 from service.rtp import published, simulate
@@ -387,6 +388,10 @@ def rtp_simulate(
     save: str | None,
     publish: bool,
 ) -> None:
+    try:
+        player = player_for(game_named(game_id), kind)
+    except InvalidArgument as exc:
+        raise click.UsageError(exc.message) from exc
     starts = list(range(0, count, chunk))
     histogram: Counter[int] = Counter()
     with click.progressbar(length=count, label=f"{game_id} deals") as bar:
@@ -417,7 +422,6 @@ def rtp_simulate(
         with open(save, "w") as out:
             json.dump({str(u): n for u, n in sorted(histogram.items())}, out)
     found = simulate.rtp_of(game_id, histogram, multiplier)
-    player = player_for(game_named(game_id), kind)
     if publish:
         command = f"flask --app service rtp simulate --game {game_id} --player {kind} " + (
             f"--games {count}"

@@ -60,7 +60,8 @@ class Reports:
         report = self.daily(start, end, currency)
         if kind == "rtp":
             published = {
-                name: found.strong.rtp if found else None for name, found in publications().items()
+                name: found.displayed.rtp if found else None
+                for name, found in publications().items()
             }
             return finance_charts.rtp_chart(report, published, variant)
         return finance_charts.money_chart(report, variant)

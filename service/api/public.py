@@ -106,6 +106,7 @@ def _rtp(found: Publication | None) -> dict[str, Any] | None:
         "reference": bot,
         "strong": found.strong,
         "clairvoyant": found.clairvoyant,
+        "displayed": found.displayed,
         "basis": found.basis,
         "beats_the_house": found.beats_the_house,
     }

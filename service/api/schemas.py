@@ -147,15 +147,25 @@ class PublishedRtpSchema(Schema):
     strong = fields.Nested(
         RtpFigureSchema,
         required=True,
+        allow_none=True,
         metadata={
             "description": "the strong player, which sees only what a player sees and "
-            "searches: the RTP to display (the game is priced against it)"
+            "searches: the RTP to display (the game is priced against it); null while not "
+            "yet measured"
         },
     )
     clairvoyant = fields.Nested(
         RtpFigureSchema,
         required=True,
-        metadata={"description": "the bound: a player who knew every card"},
+        allow_none=True,
+        metadata={
+            "description": "the bound: a player who knew every card; null while not yet measured"
+        },
+    )
+    displayed = fields.Nested(
+        RtpFigureSchema,
+        required=True,
+        metadata={"description": "the RTP to show a player: the strong player's once measured"},
     )
     basis = fields.String(required=True, metadata={"description": "the RTP's basis, in words"})
     beats_the_house = fields.Boolean(

@@ -45,10 +45,11 @@ class Golf(GameRules):
     id = "golf"
     title = "Golf"
     family = "golf"
-    rules_version = "golf/1"
+    #: /2: M 1.3 -> 1.18, priced against the strong player (RTP.md); play unchanged.
+    rules_version = "golf/2"
     decks = 1
     max_units = TABLEAU_CARDS
-    multiplier = "1.3"  # the RTP lab sets M from the reference bot's simulated return
+    multiplier = "1.18"  # the RTP lab's, against the strong player (service/rtp/RTP.md)
     layout = LAYOUT
     undo_rule = "undo takes back only the last move of a column card to the waste, never a draw"
     actions = ("draw", "move", "undo")

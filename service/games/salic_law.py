@@ -123,10 +123,11 @@ class SalicLaw(GameRules):
     id = "salic-law"
     title = "Salic Law"
     family = "salic-law"
-    rules_version = "salic-law/1"
+    #: /2: M 1.36 -> 1.14, priced against the strong player (RTP.md); play unchanged.
+    rules_version = "salic-law/2"
     decks = 2
     max_units = FOUNDATIONS * JACK  # 88
-    multiplier = "1.36"  # the RTP lab's (service/rtp/RTP.md)
+    multiplier = "1.14"  # the RTP lab's, against the strong player (service/rtp/RTP.md)
     layout = LAYOUT
     actions = ("draw", "move", "undo")
     units_are = "cards on the foundations"

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from service.rtp.published import Publication
+from service.rtp.published import Figure, Publication
 
 #: The fewest collected games a return is judged on (the normal approximation needs some).
 MIN_GAMES = 30
@@ -77,11 +77,20 @@ class Flag:
     reason: str
 
 
-def judge_player(variant: str, found: Return, published: Publication | None) -> Flag | None:
-    """A player whose return's lower bound exceeds what the strong player gets back."""
+def _strong(published: Publication | None, found: Return) -> Figure | None:
+    """What a return is judged against: the strong player's figure (nothing is judged before
+    it is measured, or on too few games)."""
     if published is None or found.games < MIN_GAMES:
         return None
-    strong = Decimal(published.strong.rtp)
+    return published.strong
+
+
+def judge_player(variant: str, found: Return, published: Publication | None) -> Flag | None:
+    """A player whose return's lower bound exceeds what the strong player gets back."""
+    figure = _strong(published, found)
+    if figure is None or published is None:
+        return None
+    strong = Decimal(figure.rtp)
     if found.low <= strong:
         return None
     return _flag(
@@ -97,9 +106,10 @@ def judge_player(variant: str, found: Return, published: Publication | None) -> 
 def judge_game(variant: str, found: Return, published: Publication | None) -> Flag | None:
     """A game whose return's lower bound is above its whole published band (the top of the
     strong player's interval): the price no longer holds, whoever is playing."""
-    if published is None or found.games < MIN_GAMES:
+    figure = _strong(published, found)
+    if figure is None or published is None:
         return None
-    high = Decimal(published.strong.high)
+    high = Decimal(figure.high)
     if found.low <= high:
         return None
     return _flag(
@@ -115,12 +125,14 @@ def judge_game(variant: str, found: Return, published: Publication | None) -> Fl
 def _flag(
     subject: Subject, variant: str, found: Return, published: Publication, reason: str
 ) -> Flag:
+    strong = published.strong
+    assert strong is not None  # judged only against a measured strong player
     return Flag(
         subject,
         variant,
         found,
-        Decimal(published.strong.rtp),
-        Decimal(published.strong.high),
+        Decimal(strong.rtp),
+        Decimal(strong.high),
         Decimal(published.bot.rtp),
         reason,
     )

@@ -67,28 +67,47 @@ class Publication:
     game_id: str
     multiplier: str
     bot: Figure
-    strong: Figure
-    clairvoyant: Figure
+    #: None until measured (a game re-measured with a new player shows the bot's meanwhile).
+    strong: Figure | None
+    clairvoyant: Figure | None
+
+    @property
+    def displayed(self) -> Figure:
+        """The RTP a game shows: the strong player's, else (not yet measured) the bot's."""
+        return self.strong or self.bot
 
     @property
     def beats_the_house(self) -> bool:
         """Does a strong player's 95% interval reach 100% (the stake back, or more)?"""
-        return Decimal(self.strong.high) >= 1
+        return self.strong is not None and Decimal(self.strong.high) >= 1
 
     @property
     def basis(self) -> str:
         """The RTP's basis, in words (R-08)."""
         s, b, c = self.strong, self.bot, self.clairvoyant
-        words = (
-            f"Return to player at M {self.multiplier}, simulated on {s.games:,} seeded deals "
-            f"({LAB}) by the strong player {s.player}, which sees only what a player sees and "
-            f"searches: {_pct(s.rtp)} (95% interval {_pct(s.low)} to {_pct(s.high)}). An "
-            f"ordinary careful player (the reference bot {b.player}, {b.games:,} deals) gets "
-            f"{_pct(b.rtp)}; a player who knew every card could take "
-            f"{'' if c.exact else 'at least '}{_pct(c.rtp)} ({c.player}, {c.games:,} deals). "
-            "RTP depends on skill."
+        ordinary = (
+            f"an ordinary careful player (the reference bot {b.player}, {b.games:,} deals) gets "
+            f"{_pct(b.rtp)} (95% interval {_pct(b.low)} to {_pct(b.high)})"
         )
-        if self.beats_the_house:
+        if s is None:
+            words = (
+                f"Return to player at M {self.multiplier}, simulated on {b.games:,} seeded deals "
+                f"({LAB}): {ordinary}. Strong play is not yet measured for this game."
+            )
+        else:
+            words = (
+                f"Return to player at M {self.multiplier}, simulated on {s.games:,} seeded "
+                f"deals ({LAB}) by the strong player {s.player}, which sees only what a player "
+                f"sees and searches: {_pct(s.rtp)} (95% interval {_pct(s.low)} to "
+                f"{_pct(s.high)}); {ordinary}."
+            )
+        if c is not None:
+            words += (
+                f" A player who knew every card could take {'' if c.exact else 'at least '}"
+                f"{_pct(c.rtp)} ({c.player}, {c.games:,} deals)."
+            )
+        words += " RTP depends on skill."
+        if s is not None and self.beats_the_house:
             words += (
                 " Strong play may return more than the stake: its 95% interval reaches "
                 f"{_pct(s.high)}."
@@ -163,16 +182,17 @@ def measurements(game_id: str) -> dict[Kind, Measurement]:
 
 
 def publication(game_id: str) -> Publication | None:
-    """The game's published figures at its current M, or None until all three are measured."""
+    """The game's published figures at its current M; None until the bot is measured."""
     found = measurements(game_id)
-    if not all(kind in found for kind in ("bot", "strong", "clairvoyant")):
+    if "bot" not in found:
         return None
+    strong, bound = found.get("strong"), found.get("clairvoyant")
     return Publication(
         game_id,
         game_named(game_id).multiplier,
         figure(found["bot"]),
-        figure(found["strong"]),
-        figure(found["clairvoyant"]),
+        figure(strong) if strong else None,
+        figure(bound) if bound else None,
     )
 
 
@@ -218,13 +238,14 @@ def games_table() -> str:
         found = publication(game_id)
         figures = ["not yet measured"] * 3
         if found is not None:
-            c = found.clairvoyant
-            figures = [
-                f"{_interval(found.bot)}, {found.bot.games:,} deals",
-                f"**{_interval(found.strong)}**, {found.strong.games:,} deals"
-                + (" (may return more than the stake)" if found.beats_the_house else ""),
-                f"{'' if c.exact else '>= '}{_pct(c.rtp)}, {c.games:,} deals",
-            ]
+            s, c = found.strong, found.clairvoyant
+            figures[0] = f"{_interval(found.bot)}, {found.bot.games:,} deals"
+            if s is not None:
+                figures[1] = f"**{_interval(s)}**, {s.games:,} deals" + (
+                    " (may return more than the stake)" if found.beats_the_house else ""
+                )
+            if c is not None:
+                figures[2] = f"{'' if c.exact else '>= '}{_pct(c.rtp)}, {c.games:,} deals"
         lines.append(
             f"| `{game_id}` | {rules.title} | {rules.multiplier} | {rules.units_are} "
             f"({rules.max_units}) | " + " | ".join(figures) + " |"

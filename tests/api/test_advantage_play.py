@@ -49,6 +49,7 @@ def test_a_player_who_wins_every_game_is_flagged_once_and_reported(
 ) -> None:
     golf = publication("golf")
     assert golf is not None
+    assert golf.strong is not None
     ordinary = WalletFactory.create(balance=FUNDS).player
     _solved_golf_games(session, MIN_GAMES - 1)
     _ordinary_golf_games(http, ordinary.token, MIN_GAMES)

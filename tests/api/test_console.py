@@ -115,13 +115,13 @@ def test_the_charts_draw_the_daily_reports_figures(session: Session) -> None:
     # Against the RTP each game displays: the strong player's (service/rtp/published.py).
     published = publication("vegas-draw1")
     assert published is not None
-    assert f"{float(published.strong.rtp):g}" in _values(rtp)
+    assert f"{float(published.displayed.rtp):g}" in _values(rtp)
     daily = _chart(http, f"{span}&chart=rtp&variant=vegas-draw1")
     today_line = next(
         d for d in report["days"] if d["day"] == str(today) and d["variant"] == "vegas-draw1"
     )
     assert f"{float(today_line['rtp']):g}" in _values(daily)
-    assert _values(daily).count(f"{float(published.strong.rtp):g}") == len(
+    assert _values(daily).count(f"{float(published.displayed.rtp):g}") == len(
         [d for d in report["days"] if d["variant"] == "vegas-draw1"]
     )
 

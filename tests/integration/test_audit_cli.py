@@ -88,3 +88,20 @@ def test_the_rtp_lab_runs_on_the_workers(container: Container, worker: Settings)
     )
     assert result.exit_code == 0, result.output
     assert "deals       12" in result.output
+
+
+def test_the_strong_player_runs_on_the_workers_and_agrees_with_a_local_run(
+    container: Container, worker: Settings
+) -> None:
+    """Strong play fans out in chunks like the bot's; the workers' answer is the local one
+    (chunks are pure and seeded, so where a chunk runs, or how often, changes nothing)."""
+    runner = _cli(container).test_cli_runner()
+    args = ["rtp", "simulate", "--game", "golf", "--player", "strong", "--games", "6"]
+    remote = runner.invoke(args=[*args, "--chunk", "2"], env=worker_environment(worker))
+    local = runner.invoke(args=[*args, "--local"], env=worker_environment(worker))
+    assert remote.exit_code == local.exit_code == 0, remote.output + local.output
+    assert "golf-strong/1" in remote.output
+    figures = [line for line in remote.output.splitlines() if line.startswith(("mean", "RTP"))]
+    assert figures == [
+        line for line in local.output.splitlines() if line.startswith(("mean", "RTP"))
+    ]

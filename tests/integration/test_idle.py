@@ -135,7 +135,7 @@ def test_an_idle_golf_game_is_collected_with_the_cards_it_cleared(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Golf with a deal whose first plays clear column cards: collected by timeout, paid
-    floor(cleared x stake x 1.3 / 35)."""
+    floor(cleared x stake x M / 35)."""
     monkeypatch.setattr(shuffle, "new_server_seed", lambda: GOLF_SEED)
     world = World(fresh_container)
     player = world.player(balance=1_040)

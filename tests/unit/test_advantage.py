@@ -24,6 +24,7 @@ def test_a_return_is_payouts_over_stakes_with_an_interval_weighted_by_stake() ->
 def test_a_player_is_flagged_only_when_the_whole_interval_beats_the_strong_player() -> None:
     golf = publication("golf")
     assert golf is not None
+    assert golf.strong is not None
     strong = Decimal(golf.strong.rtp)
     winner = actual_return([(520, 676)] * MIN_GAMES)
     flag = judge_player("golf", winner, golf)
@@ -44,6 +45,7 @@ def test_a_player_is_flagged_only_when_the_whole_interval_beats_the_strong_playe
 def test_a_game_is_flagged_when_its_return_is_above_its_whole_band() -> None:
     golf = publication("golf")
     assert golf is not None
+    assert golf.strong is not None
     high = Decimal(golf.strong.high)
     above = actual_return([(1000, int(high * 1000) + 50)] * MIN_GAMES)
     flag = judge_game("golf", above, golf)

@@ -18,6 +18,22 @@ from service.rtp.simulate import rtp_of
 README = Path(__file__).resolve().parents[2] / "README.md"
 #: Seed 001 fixes Vegas Klondike's M; they publish what strong play gets, whatever it is.
 SEED_PRICED = {VEGAS_DRAW1.id, VEGAS_DRAW3.id}
+#: Games whose strong player and bound are not measured yet (issue 21 goes on): they show the
+#: reference bot's figure, as before, and say so. Exactly these; a game measured leaves it.
+PENDING = set(STANDALONE) - {"golf", "salic-law"}
+PRICED = sorted(set(STANDALONE) - SEED_PRICED - PENDING)
+
+
+def _published(game_id: str) -> published.Publication:
+    found = published.publication(game_id)
+    assert found is not None
+    return found
+
+
+def _strong(game_id: str) -> published.Figure:
+    found = _published(game_id).strong
+    assert found is not None
+    return found
 
 
 @pytest.mark.parametrize("game_id", list(STANDALONE))
@@ -26,55 +42,56 @@ def test_every_game_publishes_all_three_players_measured_by_today_s_players(
 ) -> None:
     rules = STANDALONE[game_id]
     measured = published.measurements(game_id)
-    assert set(measured) == set(KINDS)
+    assert set(measured) == ({"bot"} if game_id in PENDING else set(KINDS))
     for kind, m in measured.items():
         # A player changed since it was measured must be measured again (a new version).
         assert m.player == player_for(rules, kind).version, (game_id, kind)
         assert all(0 <= units <= rules.max_units for units in m.histogram)
-    found = published.publication(game_id)
-    assert found is not None
+    found = _published(game_id)
     assert found.multiplier == rules.multiplier
-    assert found.strong == published.figure(measured["strong"])
-    assert found.strong.rtp == str(rtp_of(game_id, measured["strong"].histogram).rtp)
+    assert found.bot == published.figure(measured["bot"])
+    assert found.bot.rtp == str(rtp_of(game_id, measured["bot"].histogram).rtp)
+    if game_id in PENDING:
+        assert found.displayed == found.bot
+        assert "not yet measured" in found.basis
+    else:
+        assert found.displayed == found.strong == published.figure(measured["strong"])
 
 
-@pytest.mark.parametrize("game_id", list(STANDALONE))
+@pytest.mark.parametrize("game_id", sorted(set(STANDALONE) - PENDING))
 def test_the_strong_player_beats_the_bot_and_the_bound_beats_both(game_id: str) -> None:
-    found = published.publication(game_id)
-    assert found is not None
-    bot, strong, bound = (Decimal(f.rtp) for f in (found.bot, found.strong, found.clairvoyant))
+    found = _published(game_id)
+    assert found.clairvoyant is not None
+    bot, strong, bound = (Decimal(f.rtp) for f in (found.bot, _strong(game_id), found.clairvoyant))
     assert bot < strong <= bound
 
 
-@pytest.mark.parametrize("game_id", sorted(set(STANDALONE) - SEED_PRICED))
+@pytest.mark.parametrize("game_id", PRICED)
 def test_each_game_is_priced_into_the_band_against_the_strong_player(game_id: str) -> None:
     """At least 94% to the strong player, and the whole of its 95% interval below 97%."""
-    found = published.publication(game_id)
-    assert found is not None
     low, high = published.BAND
-    assert Decimal(found.strong.rtp) >= low
-    assert Decimal(found.strong.high) < high
-    assert not found.beats_the_house
+    assert Decimal(_strong(game_id).rtp) >= low
+    assert Decimal(_strong(game_id).high) < high
+    assert not _published(game_id).beats_the_house
 
 
-@pytest.mark.parametrize("game_id", sorted(SEED_PRICED))
+@pytest.mark.parametrize("game_id", sorted(SEED_PRICED - PENDING))
 def test_vegas_keeps_seed_001_s_m_and_says_whether_strong_play_beats_the_house(
     game_id: str,
 ) -> None:
-    found = published.publication(game_id)
-    assert found is not None
+    found = _published(game_id)
     assert found.multiplier == "5"
     says = "may return more than the stake" in found.basis
-    assert says == found.beats_the_house == (Decimal(found.strong.high) >= 1)
+    assert says == found.beats_the_house == (Decimal(_strong(game_id).high) >= 1)
 
 
 def test_the_basis_names_the_players_the_deals_and_the_figures() -> None:
-    found = published.publication("golf")
-    assert found is not None
-    for words in (found.strong.player, found.bot.player, found.clairvoyant.player):
+    found = _published("golf")
+    assert found.clairvoyant is not None
+    for words in (_strong("golf").player, found.bot.player, found.clairvoyant.player):
         assert words in found.basis
     assert f"at M {found.multiplier}," in found.basis
-    assert f"{found.strong.games:,} seeded deals" in found.basis
+    assert f"{_strong('golf').games:,} seeded deals" in found.basis
 
 
 def test_the_readme_s_games_table_is_the_published_one() -> None:

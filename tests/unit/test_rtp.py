@@ -13,7 +13,7 @@ from service import shuffle
 from service.games import STANDALONE, game_named
 from service.rtp import simulate
 from service.rtp.players import Kind
-from service.rtp.roster import player_for
+from service.rtp.roster import STRONG, player_for
 from service.rules.table import Pile, Table
 
 
@@ -73,7 +73,7 @@ def _blinded(table: Table) -> Table:
 @pytest.mark.parametrize(
     ("game_id", "kind", "deals", "moves"),
     [(game_id, "bot", 3, 150) for game_id in STANDALONE]
-    + [(game_id, "strong", 1, 40) for game_id in STANDALONE],
+    + [(r.id, "strong", 1, 40) for r in STANDALONE.values() if r.family in STRONG],
 )
 def test_a_fair_player_plays_only_legal_actions_and_never_reads_a_sealed_card(
     game_id: str, kind: Kind, deals: int, moves: int
@@ -83,7 +83,6 @@ def test_a_fair_player_plays_only_legal_actions_and_never_reads_a_sealed_card(
     rules = game_named(game_id)
     player = player_for(rules, kind)
     assert player.kind == kind
-    assert player.version.endswith("/1")
     for index in range(deals):
         seed = simulate.deal_seed(game_id, index)
         deck = shuffle.derive_deck(seed, None, rules.decks)
@@ -103,7 +102,7 @@ def test_a_fair_player_plays_only_legal_actions_and_never_reads_a_sealed_card(
             state = g.fold(g.decide(state, action, sealed, shuffle.redealer(seed, None)), state)
 
 
-@pytest.mark.parametrize("game_id", ["golf", "pyramid"])
+@pytest.mark.parametrize("game_id", ["golf", "salic-law"])
 def test_the_clairvoyant_plays_its_line_through_the_real_decider(game_id: str) -> None:
     """The bound is a line of play the real rules accept, so the units it claims are real."""
     for index in range(2):

@@ -320,7 +320,7 @@ function renderLobby(main, currency) {
       el("h3", { text: game.title }),
       el("p", { class: "muted", text: game.summary.join(" ") }),
       el("p", { text: `Pays ${game.paytable.per_unit} per ${game.paytable.units}, at most ${game.paytable.max_payout}.` }),
-      el("p", { text: game.rtp ? `Published RTP ${(Number(game.rtp.strong.rtp) * 100).toFixed(2)}% with strong play (95%: ${game.rtp.strong.low}–${game.rtp.strong.high}); ${(Number(game.rtp.rtp) * 100).toFixed(2)}% with ordinary careful play` : "RTP not yet published", title: game.rtp ? game.rtp.basis : "" }),
+      el("p", { text: game.rtp ? (game.rtp.strong ? `Published RTP ${(Number(game.rtp.strong.rtp) * 100).toFixed(2)}% with strong play (95%: ${game.rtp.strong.low}–${game.rtp.strong.high}); ${(Number(game.rtp.rtp) * 100).toFixed(2)}% with ordinary careful play` : `Published RTP ${(Number(game.rtp.rtp) * 100).toFixed(2)}% with ordinary careful play (95%: ${game.rtp.low}–${game.rtp.high}); strong play not yet measured`) : "RTP not yet published", title: game.rtp ? game.rtp.basis : "" }),
       el("div", { class: "stake" },
         el("button", { type: "button", "aria-label": `Lower the stake of ${game.title}`, onclick: step(-1) }, "−"),
         output,
@@ -568,7 +568,7 @@ async function financePage() {
       api("GET", `/v1/reports/daily/chart?${query()}&chart=rtp${extra}`, undefined, { accept: "image/svg+xml" }),
     ]);
     const p = report.period;
-    const published = Object.fromEntries(variants.variants.map((v) => [v.name, v.rtp ? v.rtp.strong.rtp : null]));
+    const published = Object.fromEntries(variants.variants.map((v) => [v.name, v.rtp ? v.rtp.displayed.rtp : null]));
     out.replaceChildren(
       el("section", { class: "panel" }, el("h2", { text: `Period ${report.from || from.value} to ${report.to || to.value} (${report.currency}${report.sandbox ? ", sandbox" : ""})` }),
         figures([["Stakes", money(p.stakes, report.currency), "stakes"], ["Payouts", money(p.payouts, report.currency), "payouts"],

@@ -1,3 +1,2 @@
 """Strong players and clairvoyant bounds, one module per game family (``STRONG`` and
-``CLAIRVOYANT`` in each); :mod:`generic` has the ones every game can use, searching through the
-real rules."""
+``CLAIRVOYANT`` in each), registered in ``service.rtp.roster``."""

@@ -125,7 +125,7 @@ def moves(t: Table) -> list[MoveCards]:
 
 def test_game_declarations() -> None:
     assert (SL.id, SL.title, SL.family) == ("salic-law", "Salic Law", "salic-law")
-    assert (SL.rules_version, SL.decks, SL.max_units) == ("salic-law/1", 2, 88)
+    assert (SL.rules_version, SL.decks, SL.max_units) == ("salic-law/2", 2, 88)
     assert (SL.passes, SL.draw_count, SL.actions) == (1, 1, ("draw", "move", "undo"))
     assert LAYOUT.ids[:2] == ("hand", "queens")
     assert (LAYOUT.kind("hand"), LAYOUT.kind("queens")) == ("stock", "discard")
