@@ -8,3 +8,9 @@ CREATE INDEX game_history_collected_by_player
 CREATE INDEX game_history_collected_by_variant
     ON game_history (variant, ended_at DESC)
     WHERE status = 'collected' AND NOT certification;
+
+-- Its findings are significant events of their own kind (finance's daily report lists them).
+ALTER TABLE significant_events DROP CONSTRAINT significant_events_kind_check;
+ALTER TABLE significant_events ADD CONSTRAINT significant_events_kind_check
+    CHECK (kind IN ('void', 'configuration', 'big-win', 'session', 'collection-failed',
+                    'certification', 'advantage-play'));

@@ -174,10 +174,11 @@ class LaNivernaise(GameRules):
     id = "la-nivernaise"
     title = "La Nivernaise"
     family = "la-nivernaise"
-    rules_version = "la-nivernaise/1"
+    #: /2: M 1.63 -> 1.22, priced against the strong player (RTP.md); play unchanged.
+    rules_version = "la-nivernaise/2"
     decks = 2
     max_units = 104
-    multiplier = "1.63"  # the RTP lab's (service/rtp/RTP.md)
+    multiplier = "1.22"  # the RTP lab's, against the strong player (service/rtp/RTP.md)
     layout = LAYOUT
     actions = ("draw", "move", "redeal", "undo")
     units_are = "cards on the foundations"

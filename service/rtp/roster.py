@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from service.errors import InvalidArgument
 from service.rtp.bots import BOTS
-from service.rtp.experts import golf, salic_law
+from service.rtp.experts import golf, la_nivernaise, salic_law
 from service.rtp.players import Kind, Player, stateless
 from service.rules.game import GameRules
 
@@ -13,11 +13,13 @@ from service.rules.game import GameRules
 STRONG: dict[str, Player] = {
     "golf": golf.STRONG,
     "salic-law": salic_law.STRONG,
+    "la-nivernaise": la_nivernaise.STRONG,
 }
 #: family -> clairvoyant bound (knows every card).
 CLAIRVOYANT: dict[str, Player] = {
     "golf": golf.CLAIRVOYANT,
     "salic-law": salic_law.CLAIRVOYANT,
+    "la-nivernaise": la_nivernaise.CLAIRVOYANT,
 }
 
 

@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from service import advantage
+from service.paytable import winnings
 from service.rtp.advantage import MIN_GAMES
 from service.rtp.published import publication
 from service.wiring import Container
@@ -72,8 +73,9 @@ def test_a_player_who_wins_every_game_is_flagged_once_and_reported(
     assert report.subject == f"player:{session.player.id}:golf:sandbox"
     found = report.flag.found
     assert found.games == MIN_GAMES
-    # Every game paid M x the stake: the return is M itself, with no spread.
-    assert found.rtp == found.low == Decimal(golf.multiplier)
+    # Every game paid a full win (M x the stake, rounded down): one return, with no spread.
+    assert found.paid == MIN_GAMES * winnings(35, 520, golf.multiplier, 35)
+    assert found.rtp == found.low == found.high == Decimal(f"{found.paid / found.staked:.4f}")
     assert report.flag.strong_rtp == Decimal(golf.strong.rtp) < found.low
     # The ordinary player lost money on the whole and is not flagged.
     assert _mine(watch(), ordinary.id) == []

@@ -197,7 +197,7 @@ def test_only_the_first_ace_of_spades_is_taken_out_the_second_deals_where_it_fal
 
 def test_game_declarations() -> None:
     assert (LN.id, LN.title, LN.family) == ("la-nivernaise", "La Nivernaise", "la-nivernaise")
-    assert (LN.rules_version, LN.decks, LN.max_units) == ("la-nivernaise/1", 2, 104)
+    assert (LN.rules_version, LN.decks, LN.max_units) == ("la-nivernaise/2", 2, 104)
     assert (LN.passes, LN.actions) == (3, ("draw", "move", "redeal", "undo"))
     assert LAYOUT.ids == (
         "stock",
