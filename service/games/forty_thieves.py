@@ -89,10 +89,11 @@ class FortyThieves(GameRules):
     id = "forty-thieves"
     title = "Forty Thieves"
     family = "forty-thieves"
-    rules_version = "forty-thieves/1"
+    #: /2: M 1.85 -> 1.58, priced against the strong player (RTP.md); play unchanged.
+    rules_version = "forty-thieves/2"
     decks = 2
     max_units = 104
-    multiplier = "1.85"  # the RTP lab's (service/rtp/RTP.md)
+    multiplier = "1.58"  # the RTP lab's, against the strong player (service/rtp/RTP.md)
     layout = LAYOUT
     actions = ("draw", "move", "undo")
     units_are = "cards on the foundations"

@@ -46,10 +46,11 @@ class Golf(GameRules):
     title = "Golf"
     family = "golf"
     #: /2: M 1.3 -> 1.18, priced against the strong player (RTP.md); play unchanged.
-    rules_version = "golf/2"
+    #: /3: M 1.17, priced against a stronger one (golf-strong/2); play unchanged.
+    rules_version = "golf/3"
     decks = 1
     max_units = TABLEAU_CARDS
-    multiplier = "1.18"  # the RTP lab's, against the strong player (service/rtp/RTP.md)
+    multiplier = "1.17"  # the RTP lab's, against the strong player (service/rtp/RTP.md)
     layout = LAYOUT
     undo_rule = "undo takes back only the last move of a column card to the waste, never a draw"
     actions = ("draw", "move", "undo")

@@ -126,10 +126,11 @@ class Pyramid(GameRules):
     id = "pyramid"
     title = "Pyramid"
     family = "pyramid"
-    rules_version = "pyramid/1"
+    #: /2: M 1.5 -> 1.41, priced against the strong player (RTP.md); play unchanged.
+    rules_version = "pyramid/2"
     decks = 1
     max_units = 52
-    multiplier = "1.5"  # the RTP lab sets M from the reference bot's simulated return
+    multiplier = "1.41"  # the RTP lab's, against the strong player (service/rtp/RTP.md)
     layout = LAYOUT
     actions = ("draw", "remove", "undo")
     units_are = "cards removed"

@@ -34,6 +34,7 @@ not drawn).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 from events.catalog import CardMoved, CardPicked, DealtPile, GameEvent, Reshuffled
 from service import errors
@@ -75,7 +76,11 @@ def fits_foundation(table: Table, card: Card) -> bool:
     return top is not None and RANK_OF[card] == RANK_OF[top] + 1
 
 
-def deal_fans(cards: Sequence[Card]) -> list[tuple[Card, ...]]:
+#: A card, or a search model's number for one (the RTP lab deals its model's fans here too).
+_C = TypeVar("_C")
+
+
+def deal_fans(cards: Sequence[_C]) -> list[tuple[_C, ...]]:
     """A redeal: fans of three, fan by fan from fan 0, the last taking what is left."""
     return [tuple(cards[i : i + FAN_SIZE]) for i in range(0, len(cards), FAN_SIZE)]
 
@@ -84,10 +89,11 @@ class ThreeShuffles(GameRules):
     id = "three-shuffles"
     title = "Three Shuffles and a Draw"
     family = "three-shuffles"
-    rules_version = "three-shuffles/1"
+    #: /2: M 1.59 -> 1.28, priced against the strong player (RTP.md); play unchanged.
+    rules_version = "three-shuffles/2"
     decks = 1
     max_units = 48
-    multiplier = "1.59"  # the RTP lab's (service/rtp/RTP.md)
+    multiplier = "1.28"  # the RTP lab's, against the strong player (service/rtp/RTP.md)
     layout = LAYOUT
     actions = ("move", "redeal", "pick", "undo")
     units_are = "cards played to the foundations (the four Aces start there and do not count)"

@@ -115,10 +115,11 @@ class UpsideDownPyramid(GameRules):
     id = "upside-down-pyramid"
     title = "Upside-Down Pyramid"
     family = "upside-down-pyramid"
-    rules_version = "upside-down-pyramid/1"
+    #: /2: M 2.56 -> 1.79, priced against the strong player (RTP.md); play unchanged.
+    rules_version = "upside-down-pyramid/2"
     decks = DECKS
     max_units = 52 * DECKS
-    multiplier = "2.56"  # the RTP lab's (service/rtp/RTP.md)
+    multiplier = "1.79"  # the RTP lab's, against the strong player (service/rtp/RTP.md)
     layout = LAYOUT
     actions = ("draw", "recycle", "move", "undo")
     units_are = "cards on the foundations"

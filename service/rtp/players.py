@@ -2,11 +2,11 @@
 
 - ``bot``: the reference bot (``service/rtp/bots``), a documented greedy heuristic; what an
   ordinary careful player gets back.
-- ``strong``: a searching player that sees only what a player sees (``service/rtp/strong``);
+- ``strong``: a searching player that sees only what a player sees (``service/rtp/experts``);
   the price is set against it, because a strong player (or a program on the public API) is who
   finds a game first.
 - ``clairvoyant``: a solver that knows every card, including the stock's order and the
-  redeals' shuffles (``service/rtp/clairvoyant``): the most any player could take from a deal.
+  redeals' shuffles (``service/rtp/experts``): the most any player could take from a deal.
   It is a bound, not a player: no one can play like it.
 
 A player is started once per deal, ``start(rules, rng, secrets)``, and then asked for each move

@@ -122,7 +122,7 @@ def test_golf_and_pyramid_list_their_own_piles_and_actions(http: Http) -> None:
     golf, pyramid = listed["golf"], listed["pyramid"]
     assert (golf["family"], golf["rules_version"], golf["draw_count"], golf["passes"]) == (
         "golf",
-        "golf/2",
+        "golf/3",
         1,
         1,
     )
@@ -132,7 +132,7 @@ def test_golf_and_pyramid_list_their_own_piles_and_actions(http: Http) -> None:
     ]
     assert (pyramid["family"], pyramid["rules_version"], pyramid["passes"]) == (
         "pyramid",
-        "pyramid/1",
+        "pyramid/2",
         1,
     )
     assert pyramid["actions"] == ["draw", "remove", "undo"]

@@ -12,6 +12,7 @@ from flask import Flask
 from service import game as g
 from service.app import create_app
 from service.config import Settings
+from service.rtp.experts import golf
 from service.wiring import Container
 from tests.integration.conftest import World, as_player
 from tests.workers import worker_environment
@@ -100,7 +101,7 @@ def test_the_strong_player_runs_on_the_workers_and_agrees_with_a_local_run(
     remote = runner.invoke(args=[*args, "--chunk", "2"], env=worker_environment(worker))
     local = runner.invoke(args=[*args, "--local"], env=worker_environment(worker))
     assert remote.exit_code == local.exit_code == 0, remote.output + local.output
-    assert "golf-strong/1" in remote.output
+    assert golf.STRONG_VERSION in remote.output
     figures = [line for line in remote.output.splitlines() if line.startswith(("mean", "RTP"))]
     assert figures == [
         line for line in local.output.splitlines() if line.startswith(("mean", "RTP"))

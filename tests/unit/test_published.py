@@ -4,24 +4,26 @@ README's table made from them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
+from service.errors import InvalidArgument
 from service.games import STANDALONE, VEGAS_DRAW1, VEGAS_DRAW3
 from service.rtp import published
 from service.rtp.players import KINDS
-from service.rtp.roster import player_for
+from service.rtp.roster import NOT_STRONG_HERE, player_for
 from service.rtp.simulate import rtp_of
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 #: Seed 001 fixes Vegas Klondike's M; they publish what strong play gets, whatever it is.
 SEED_PRICED = {VEGAS_DRAW1.id, VEGAS_DRAW3.id}
-#: Games whose strong player and bound are not measured yet (issue 21 goes on): they show the
-#: reference bot's figure, as before, and say so. Exactly these; a game measured leaves it.
-PENDING = set(STANDALONE) - {"golf", "salic-law", "la-nivernaise"}
-PRICED = sorted(set(STANDALONE) - SEED_PRICED - PENDING)
+#: Games whose family's strong player does not beat the bot there: they show the bot's figure.
+BOT_BEST = set(NOT_STRONG_HERE)
+STRONG_MEASURED = sorted(set(STANDALONE) - BOT_BEST)
+PRICED = sorted(set(STANDALONE) - SEED_PRICED)
 
 
 def _published(game_id: str) -> published.Publication:
@@ -42,7 +44,7 @@ def test_every_game_publishes_all_three_players_measured_by_today_s_players(
 ) -> None:
     rules = STANDALONE[game_id]
     measured = published.measurements(game_id)
-    assert set(measured) == ({"bot"} if game_id in PENDING else set(KINDS))
+    assert set(measured) == set(KINDS) - ({"strong"} if game_id in BOT_BEST else set())
     for kind, m in measured.items():
         # A player changed since it was measured must be measured again (a new version).
         assert m.player == player_for(rules, kind).version, (game_id, kind)
@@ -51,19 +53,42 @@ def test_every_game_publishes_all_three_players_measured_by_today_s_players(
     assert found.multiplier == rules.multiplier
     assert found.bot == published.figure(measured["bot"])
     assert found.bot.rtp == str(rtp_of(game_id, measured["bot"].histogram).rtp)
-    if game_id in PENDING:
+    if game_id in BOT_BEST:
         assert found.displayed == found.bot
-        assert "not yet measured" in found.basis
+        assert found.strong is None
+        assert "Strong play is not yet measured" in found.basis
     else:
         assert found.displayed == found.strong == published.figure(measured["strong"])
 
 
-@pytest.mark.parametrize("game_id", sorted(set(STANDALONE) - PENDING))
+def test_a_game_not_yet_measured_by_a_strong_player_shows_the_bot_s_figure_and_says_so() -> None:
+    """A new game (or a new player not yet run) is published with the bot's figure, never
+    with a blank or a stale strong figure."""
+    found = _published("pyramid")
+    bot_only = replace(found, strong=None, clairvoyant=None)
+    assert bot_only.displayed == found.bot
+    assert not bot_only.beats_the_house
+    assert "Strong play is not yet measured for this game." in bot_only.basis
+    assert "not yet measured" not in found.basis
+
+
+@pytest.mark.parametrize("game_id", STRONG_MEASURED)
 def test_the_strong_player_beats_the_bot_and_the_bound_beats_both(game_id: str) -> None:
     found = _published(game_id)
     assert found.clairvoyant is not None
     bot, strong, bound = (Decimal(f.rtp) for f in (found.bot, _strong(game_id), found.clairvoyant))
     assert bot < strong <= bound
+
+
+@pytest.mark.parametrize("game_id", sorted(BOT_BEST))
+def test_a_game_without_a_strong_player_still_publishes_its_bound_above_the_bot(
+    game_id: str,
+) -> None:
+    found = _published(game_id)
+    assert found.clairvoyant is not None
+    assert Decimal(found.bot.rtp) < Decimal(found.clairvoyant.rtp)
+    with pytest.raises(InvalidArgument):
+        player_for(STANDALONE[game_id], "strong")
 
 
 @pytest.mark.parametrize("game_id", PRICED)
@@ -75,7 +100,7 @@ def test_each_game_is_priced_into_the_band_against_the_strong_player(game_id: st
     assert not _published(game_id).beats_the_house
 
 
-@pytest.mark.parametrize("game_id", sorted(SEED_PRICED - PENDING))
+@pytest.mark.parametrize("game_id", sorted(SEED_PRICED - BOT_BEST))
 def test_vegas_keeps_seed_001_s_m_and_says_whether_strong_play_beats_the_house(
     game_id: str,
 ) -> None:

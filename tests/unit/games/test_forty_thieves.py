@@ -138,7 +138,7 @@ def test_the_stock_holds_the_other_64_next_card_on_top_and_face_up() -> None:
 
 def test_game_declarations() -> None:
     assert (FT.id, FT.title, FT.family) == ("forty-thieves", "Forty Thieves", "forty-thieves")
-    assert (FT.rules_version, FT.decks, FT.max_units) == ("forty-thieves/1", 2, 104)
+    assert (FT.rules_version, FT.decks, FT.max_units) == ("forty-thieves/2", 2, 104)
     assert (FT.passes, FT.draw_count, FT.actions) == (1, 1, ("draw", "move", "undo"))
     assert LAYOUT.ids[:2] == ("stock", "waste")
     assert [LAYOUT.kind(p) for p in FOUNDATION_PILES] == ["foundation"] * 8

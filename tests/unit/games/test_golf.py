@@ -70,7 +70,7 @@ def to_waste(column: int) -> MoveCards:
 def test_golf_declares_its_piles_and_counters() -> None:
     assert GOLF.id == "golf"
     assert GOLF.family == "golf"
-    assert GOLF.rules_version == "golf/2"
+    assert GOLF.rules_version == "golf/3"
     assert (GOLF.decks, GOLF.passes, GOLF.draw_count, GOLF.max_units) == (1, 1, 1, 35)
     assert GOLF.layout.ids == ("stock", "waste", *(f"tableau:{i}" for i in range(7)))
     assert GOLF.layout.kind("stock") == "stock"

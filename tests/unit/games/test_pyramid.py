@@ -100,7 +100,7 @@ def test_stock_holds_the_other_24_next_card_on_top_and_face_up() -> None:
 
 def test_game_declarations() -> None:
     assert (PYRAMID.id, PYRAMID.title, PYRAMID.family) == ("pyramid", "Pyramid", "pyramid")
-    assert (PYRAMID.rules_version, PYRAMID.decks, PYRAMID.max_units) == ("pyramid/1", 1, 52)
+    assert (PYRAMID.rules_version, PYRAMID.decks, PYRAMID.max_units) == ("pyramid/2", 1, 52)
     assert (PYRAMID.passes, PYRAMID.draw_count) == (1, 1)
     assert LAYOUT.kind("foundation") == "foundation"
     assert LAYOUT.kind("pyramid:27") == "pyramid"

@@ -88,7 +88,7 @@ def move(source: int, target: int, count: int | None = None) -> MoveCards:
 
 def test_scorpion_declares_its_piles_and_counters() -> None:
     assert (SCORPION.id, SCORPION.title, SCORPION.family) == ("scorpion", "Scorpion", "scorpion")
-    assert SCORPION.rules_version == "scorpion/1"
+    assert SCORPION.rules_version == "scorpion/2"
     assert (SCORPION.decks, SCORPION.max_units, SCORPION.passes, SCORPION.draw_count) == (
         1,
         52,
@@ -104,7 +104,7 @@ def test_scorpion_declares_its_piles_and_counters() -> None:
 
 def test_super_scorpion_declares_two_decks_and_ten_columns() -> None:
     assert (SUPER_SCORPION.id, SUPER_SCORPION.title) == ("super-scorpion", "Super Scorpion")
-    assert (SUPER_SCORPION.family, SUPER_SCORPION.rules_version) == ("scorpion", "scorpion/1")
+    assert (SUPER_SCORPION.family, SUPER_SCORPION.rules_version) == ("scorpion", "scorpion/2")
     assert (SUPER_SCORPION.decks, SUPER_SCORPION.max_units, SUPER_SCORPION.draw_count) == (
         2,
         104,

@@ -95,7 +95,7 @@ def won_in_order() -> list[list[Card]]:
 
 
 def test_three_shuffles_declares_its_piles_counters_and_units() -> None:
-    assert (TS.id, TS.family, TS.rules_version) == (GAME, GAME, "three-shuffles/1")
+    assert (TS.id, TS.family, TS.rules_version) == (GAME, GAME, "three-shuffles/2")
     assert (TS.decks, TS.max_units, TS.passes, TS.picks) == (1, 48, 3, 1)
     assert TS.layout.ids == (*(f"foundation:{i}" for i in range(4)), *FAN_PILES)
     assert tuple(f"fan:{i}" for i in range(16)) == FAN_PILES

@@ -108,7 +108,7 @@ def col(c: int) -> str:
 def test_upside_down_pyramid_declares_its_piles_and_counters() -> None:
     assert UDP.id == "upside-down-pyramid"
     assert UDP.family == "upside-down-pyramid"
-    assert UDP.rules_version == "upside-down-pyramid/1"
+    assert UDP.rules_version == "upside-down-pyramid/2"
     assert (UDP.decks, UDP.passes, UDP.draw_count, UDP.max_units) == (2, 3, 3, 104)
     assert UDP.actions == ("draw", "recycle", "move", "undo")
     assert UDP.layout.ids == (

@@ -1,0 +1,175 @@
+"""The klondike family's strong player and clairvoyant bound: the search model agrees with the
+rules move for move (the solver's moves replay through the real rules too), the strong player
+plays fair, and the bound's line replays to the units it claims."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from service import game as g
+from service import shuffle
+from service.games import game_named
+from service.games import klondike as kl
+from service.rtp import knowledge, simulate
+from service.rtp.experts import klondike as expert
+from service.rtp.experts import klondike_model as km
+from service.rtp.players import Player
+from service.rules.actions import PlayAction
+from service.rules.cards import RANKS
+from service.rules.game import GameRules, Secrets, Shuffle
+from service.rules.table import Pile, Table
+from tests.unit.test_rtp import _blinded
+
+GAMES = ("vegas-draw1", "vegas-draw3", "klondike")
+
+
+def _deal(game_id: str, index: int) -> tuple[g.Game, tuple[str, ...], Shuffle]:
+    rules = game_named(game_id)
+    seed = simulate.deal_seed(game_id, index)
+    deck = shuffle.derive_deck(seed, None, rules.decks)
+    start = g.StartGame("sim", "x", game_id, 520, simulate._TABLE, deck, "x", "", None, False)
+    return (
+        g.fold(g.decide(g.INITIAL, start)),
+        g.hidden_cards(rules, deck),
+        shuffle.redealer(seed, None),
+    )
+
+
+def _legal(state: g.Game) -> list[PlayAction]:
+    return [c for c in g.legal_commands(state) if not isinstance(c, g.Collect | g.Undo)]
+
+
+def _step(rules: GameRules, table: Table, action: PlayAction, secrets: Secrets) -> Table:
+    return g.apply_all(table, g.decide_on_table(rules, table, action, secrets))
+
+
+def _replay(rules: GameRules, table: Table, moves: list[km.Move], secrets: Secrets) -> Table:
+    """Play model moves through the real rules, each one legal where it is played."""
+    for m in moves:
+        action = km.real_action(table, m)
+        assert action in rules.legal_actions(table), (m, action)
+        table = _step(rules, table, action, secrets)
+    return table
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_the_model_agrees_with_the_rules_move_for_move(game_id: str) -> None:
+    rules = game_named(game_id)
+    model = km.Model(rules)
+    solver = km.Solver(model)
+    rng = random.Random(7)
+    checked = 0
+    for index in range(3):
+        state, sealed, redeal = _deal(game_id, index)
+        secrets = knowledge.clear_secrets(sealed, redeal)
+        for _ in range(150):
+            if state.status != "in_progress":
+                break
+            assert state.table is not None
+            table = state.table
+            world = knowledge.clear_table(table, secrets)
+            st = km.state_of(world)
+            assert km.units(st) == rules.units(table)
+            legal = _legal(state)
+            by_move: dict[km.Move, list[PlayAction]] = {}
+            for action in legal:
+                by_move.setdefault(model.move_of(world, action), []).append(action)
+            assert sorted(model.legal(st)) == sorted(by_move)
+            for m, actions in by_move.items():
+                assert km.real_action(world, m) in actions
+                after = knowledge.clear_table(_step(rules, table, actions[0], secrets), secrets)
+                assert model.step(st, m) == km.state_of(after)
+                checked += 1
+            # The solver's moves (stock moves too) and its automatic ones replay as it says.
+            auto: list[km.Move] = []
+            settled = solver.settle(st, auto)
+            real = _replay(rules, world, auto, secrets)
+            assert km.state_of(real) == settled
+            for seg, child in list(solver.moves(settled))[:6]:
+                after_seg = _replay(rules, real, list(seg), secrets)
+                assert km.state_of(after_seg) == model.automatic(child)
+            if not legal:
+                break
+            # Wander: mostly moves, so the stock and the foundations both change.
+            moves = [a for a in legal if not isinstance(a, g.Draw | g.Recycle)]
+            action = rng.choice(moves if moves and rng.random() < 0.7 else legal)
+            state = g.fold(g.decide(state, action, sealed, redeal), state)
+    assert checked > 300
+
+
+def test_auto_complete_is_the_model_s_too() -> None:
+    """With nothing left to draw or turn, the rules play every card up: the model too."""
+    rules = game_named("klondike")
+    model = km.Model(rules)
+    kc, qh, kh = km.NUMBER["KC"], km.NUMBER["QH"], km.NUMBER["KH"]
+    founds = {"S": 13, "H": 11, "D": 13, "C": 12}
+    piles = [Pile()] * len(kl.LAYOUT.specs)
+    for f, (suit, height) in zip(kl.F, founds.items(), strict=True):
+        piles[f] = Pile(tuple(r + suit for r in RANKS[:height]))
+    piles[kl.T[0]] = Pile(("KC", "QH"))
+    piles[kl.T[1]] = Pile(("KH",))
+    table = Table(kl.LAYOUT, tuple(piles), None, 0)
+    st = km.state_of(table)
+    assert st[0][:2] == ((kc, qh), (kh,))
+    assert km.units(st) == 49
+    move = (km.COL_COL, 1, 2, 1)  # the King to an empty column: then nothing is left to do
+    after = _step(rules, table, km.real_action(table, move), Secrets(lambda s: str(s)))
+    assert rules.units(after) == 52
+    assert model.step(st, move) == km.state_of(after)
+
+
+def _play(
+    game_id: str, index: int, player: Player, blind: bool, steps: int
+) -> list[PlayAction | None]:
+    rules = game_named(game_id)
+    state, sealed, redeal = _deal(game_id, index)
+    choose = player.start(rules, random.Random(simulate.player_seed(game_id, index)), None)
+    chosen: list[PlayAction | None] = []
+    for _ in range(steps):
+        if state.status != "in_progress":
+            break
+        assert state.table is not None
+        legal = _legal(state)
+        table = _blinded(state.table) if blind else state.table
+        action = choose(table, legal)
+        chosen.append(action)
+        if action is None:
+            break
+        assert action in legal
+        state = g.fold(g.decide(state, action, sealed, redeal), state)
+    return chosen
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_the_strong_player_is_legal_repeatable_and_never_reads_a_sealed_card(
+    game_id: str,
+) -> None:
+    player = expert.strong_player("klondike-strong/test", samples=3, budget=15)
+    for index in (0, 1):
+        plain = _play(game_id, index, player, blind=False, steps=60)
+        assert _play(game_id, index, player, blind=False, steps=60) == plain
+        assert _play(game_id, index, player, blind=True, steps=60) == plain
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_the_clairvoyant_line_replays_to_the_units_it_claims(game_id: str) -> None:
+    rules = game_named(game_id)
+    for index in (0, 1, 2):
+        state, sealed, redeal = _deal(game_id, index)
+        assert state.table is not None
+        secrets = knowledge.clear_secrets(sealed, redeal)
+        world = km.state_of(knowledge.clear_table(state.table, secrets))
+        claimed, line = expert.plan(rules, world, 2_000, 50, 2_000)
+        bound = expert.clairvoyant_player("klondike-clairvoyant/test", 2_000, 50, 2_000)
+        choose = bound.start(rules, random.Random(0), secrets)
+        for _ in range(len(line) + 1):
+            if state.status != "in_progress":
+                break
+            assert state.table is not None
+            action = choose(state.table, _legal(state))
+            if action is None:
+                break
+            state = g.fold(g.decide(state, action, sealed, redeal), state)
+        assert state.units == claimed
