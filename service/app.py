@@ -78,7 +78,17 @@ def create_app(
                 "description": "Vegas Klondike for a stake, paid per card on the foundations. "
                 "Money is integer minor units. Errors are RFC 9457 problem details.",
             },
-            "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+            "components": {
+                "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+                # The game's version, quoted (the routes' ETAG header refers to it).
+                "headers": {
+                    "ETAG": {
+                        "description": "The game's version, quoted: send it back as If-Match "
+                        "to act only on the game as seen.",
+                        "schema": {"type": "string"},
+                    }
+                },
+            },
         },
     )
     _install_services(app, container, settings, factory)

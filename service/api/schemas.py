@@ -433,10 +433,15 @@ KLONDIKE_FROM = validate.OneOf((WASTE, *TABLEAU_PILES, *FOUNDATION_PILES))
 KLONDIKE_TO = validate.OneOf((*TABLEAU_PILES, *FOUNDATION_PILES, ANY_FOUNDATION))
 
 
+#: The most cards one move can take: Scorpion moves a card with every card on top of it, so a
+#: run may hold most of two decks (GAMES.md); the rules refuse what the table does not allow.
+MOST_CARDS_MOVED = 104
+
+
 class MoveSchema(Strict):
     source = fields.String(required=True, data_key="from", validate=KLONDIKE_FROM)
     target = fields.String(required=True, data_key="to", validate=KLONDIKE_TO)
-    count = fields.Integer(strict=True, validate=validate.Range(1, 13))
+    count = fields.Integer(strict=True, validate=validate.Range(1, MOST_CARDS_MOVED))
 
 
 class TurnSchema(Strict):
@@ -458,7 +463,7 @@ class ActionSchema(Strict):
     source = fields.String(data_key="from", validate=PILE_FROM, metadata={"description": "move"})
     target = fields.String(data_key="to", validate=PILE_TO, metadata={"description": "move"})
     count = fields.Integer(
-        strict=True, validate=validate.Range(1, 13), metadata={"description": "move"}
+        strict=True, validate=validate.Range(1, MOST_CARDS_MOVED), metadata={"description": "move"}
     )
     pile = fields.String(validate=PILE, metadata={"description": "turn"})
     column = fields.Integer(

@@ -309,11 +309,11 @@ BAD: dict[str, Bad] = {
     "deal: seed in capitals": Bad(
         "operator", "POST", DEAL, deal(player_id="{player}", seed="AB" * 32), field="seed"
     ),
-    "move: count 99": Bad(
+    "move: count 105 (more than two decks)": Bad(
         "player",
         "POST",
         MOVE,
-        {"from": "tableau:1", "to": "foundation", "count": 99},
+        {"from": "tableau:1", "to": "foundation", "count": 105},
         field="count",
     ),
     "move: count 0": Bad(

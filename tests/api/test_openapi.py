@@ -141,3 +141,29 @@ def test_every_documented_problem_is_problem_json(served: dict[str, Any]) -> Non
             }:
                 wrong.append(f"{name} {status}")
     assert wrong == []
+
+
+def _refs(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                yield value
+            else:
+                yield from _refs(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _refs(item)
+
+
+def test_every_reference_in_the_document_resolves(served: dict[str, Any]) -> None:
+    """A client generator fails on a dangling $ref (the ETag header's was one)."""
+    dangling = set()
+    for ref in set(_refs(served)):
+        node: Any = served
+        for part in ref.removeprefix("#/").split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is None:
+            dangling.add(ref)
+    assert not dangling
+    assert served["components"]["headers"]["ETAG"]["schema"] == {"type": "string"}

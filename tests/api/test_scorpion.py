@@ -275,3 +275,39 @@ def test_three_super_scorpion_games_for_real_money(session: Session) -> None:
         ],
     )
     assert GAMES["super-scorpion"].decks == 2
+
+
+#: A Super Scorpion deal where two moves make a 16-card move: column 6's 4S (with the seven
+#: cards on it) onto column 5's top 5S, then column 5's bottom 9H, with the fifteen on it, onto
+#: column 7's top TH. Columns 5-9 lie face up.
+SUPER_LONG_RUN = columns_deck(
+    SUPER_SCORPION,
+    [
+        "",
+        "",
+        "",
+        "",
+        "",
+        "9H 2C 3C 4C 6C 7C 8C 5S",
+        "4S 2D 3D 4D 6D 7D 8D 9D",
+        "2H 3H 4H 5H 6H 7H 8H TH",
+    ],
+)
+
+
+def test_a_listed_move_of_more_than_13_cards_is_accepted_exactly_as_listed(
+    session: Session,
+) -> None:
+    """GAMES.md: any face-up card moves with every card on top of it, so a run can be longer
+    than a suit; legal_moves lists it, and /actions takes it back as listed."""
+    game_id, view = session.deal(
+        "super-scorpion", 520, deck=deck_of(SUPER_SCORPION, SUPER_LONG_RUN)
+    )
+    view = session.play(game_id, **move(6, 5, 8))
+    assert pile(view, "tableau:5")["count"] == 16
+    listed = move(5, 7, 16)
+    assert listed in view["legal_moves"]
+    view = session.play(game_id, **listed)
+    assert (pile(view, "tableau:5")["count"], pile(view, "tableau:7")["count"]) == (0, 24)
+    assert pile(view, "tableau:7")["cards"][7:9] == ["TH", "9H"]
+    session.collect(game_id, "super-scorpion", 520, view["units"])
