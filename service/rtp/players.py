@@ -20,13 +20,15 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from service.rules.actions import PlayAction
 from service.rules.game import GameRules, Secrets
 from service.rules.table import Table
 
 Kind = Literal["bot", "strong", "clairvoyant"]
+#: A search model's move (each family's own).
+M = TypeVar("M")
 KINDS: tuple[Kind, ...] = ("bot", "strong", "clairvoyant")
 
 #: The player's move: given the sealed table and the legal actions, one of them or None.
@@ -54,5 +56,38 @@ def stateless(
 
     def start(rules: GameRules, rng: random.Random, secrets: Secrets | None) -> Choose:
         return lambda table, legal: choose(rules, table, legal)
+
+    return start
+
+
+def replaying(
+    version: str,
+    line: Callable[[GameRules, random.Random, Table, Secrets], Sequence[M]],
+    act: Callable[[Table, M, Sequence[PlayAction]], PlayAction],
+) -> Start:
+    """A clairvoyant bound that plans its whole line on its first turn, from the true table
+    (``line``: the model's moves, first first), then plays it move by move (``act``: the real
+    action for a model move here), and stops at its end. Every action goes through the real
+    decider, so the units it claims are units the rules give."""
+
+    def start(rules: GameRules, rng: random.Random, secrets: Secrets | None) -> Choose:
+        if secrets is None:
+            raise ValueError("the clairvoyant bound needs the deal's secrets")
+        todo: list[M] = []
+        planned = False
+
+        def choose(table: Table, legal: Sequence[PlayAction]) -> PlayAction | None:
+            nonlocal planned
+            if not planned:
+                todo.extend(reversed(line(rules, rng, table, secrets)))
+                planned = True
+            if not todo:
+                return None
+            action = act(table, todo.pop(), legal)
+            if action not in legal:  # the model and the rules disagree: a bug, loudly
+                raise AssertionError(f"{version}: planned {action} is not legal here")
+            return action
+
+        return choose
 
     return start

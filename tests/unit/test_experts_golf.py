@@ -15,7 +15,7 @@ from service.rules.actions import Draw, MoveCards, PlayAction
 from service.rules.cards import RANK_OF
 from service.rules.game import Secrets
 from service.rules.table import Table
-from tests.unit.test_rtp import _blinded
+from tests.unit.rtp_support import blinded, playable
 
 RULES = game_named("golf")
 
@@ -29,18 +29,14 @@ def _deal(index: int) -> tuple[g.Game, tuple[str, ...], Secrets]:
     return state, sealed, knowledge.clear_secrets(sealed, shuffle.redealer(seed, None))
 
 
-def _legal(state: g.Game) -> list[PlayAction]:
-    return [c for c in g.legal_commands(state) if not isinstance(c, g.Collect | g.Undo)]
-
-
 def _play(index: int, blind: bool) -> tuple[list[PlayAction | None], int]:
     """The strong player's whole game on deal ``index`` (the tables blinded or not)."""
     state, sealed, _ = _deal(index)
     choose = expert.STRONG.start(RULES, random.Random(index), None)
     chosen: list[PlayAction | None] = []
     while state.status == "in_progress" and state.table is not None:
-        legal = _legal(state)
-        table = _blinded(state.table) if blind else state.table
+        legal = playable(state)
+        table = blinded(state.table) if blind else state.table
         action = choose(table, legal)
         chosen.append(action)
         if action is None:
@@ -62,11 +58,11 @@ def test_a_question_asked_twice_gets_one_answer() -> None:
     state, _, _ = _deal(1)
     choose = expert.STRONG.start(RULES, random.Random(1), None)
     assert state.table is not None
-    legal = _legal(state)
-    assert choose(state.table, legal) == choose(_blinded(state.table), legal)
+    legal = playable(state)
+    assert choose(state.table, legal) == choose(blinded(state.table), legal)
 
 
-def _model_legal(table: Table) -> set[PlayAction]:
+def _modelplayable(table: Table) -> set[PlayAction]:
     pos = expert.position(table)
     found: set[PlayAction] = {
         MoveCards(TABLEAU_PILES[c], WASTE, 1)
@@ -105,8 +101,8 @@ def test_the_model_agrees_with_the_rules_move_for_move() -> None:
             pos = expert.position(table)
             layout = layout or expert.Layout(pos.columns)
             assert layout.fits(pos.columns)
-            legal = _legal(state)
-            assert _model_legal(table) == set(legal)
+            legal = playable(state)
+            assert _modelplayable(table) == set(legal)
             assert RULES.units(table) == expert.cleared(pos.heights)
             reach = layout.reach(pos.heights, pos.waste)
             assert {h for h, _ in reach} == _real_reach(table, secrets)
@@ -150,7 +146,7 @@ def test_the_clairvoyant_solve_is_the_exhaustive_searchs_maximum() -> None:
     for index in range(6):
         state, sealed, secrets = _deal(index)
         while state.table is not None and len(state.table.pile("stock").cards) > 3:
-            legal = _legal(state)
+            legal = playable(state)
             moves = [a for a in legal if isinstance(a, MoveCards)]
             action = rng.choice(moves) if moves and rng.random() < 0.7 else Draw()
             state = g.fold(g.decide(state, action, sealed), state)
@@ -164,6 +160,6 @@ def test_the_clairvoyant_solve_is_the_exhaustive_searchs_maximum() -> None:
         # ... and the line it gives plays through the real decider to that many units
         for step in line:
             play = Draw() if step is None else MoveCards(TABLEAU_PILES[step], WASTE, 1)
-            assert play in _legal(state)
+            assert play in playable(state)
             state = g.fold(g.decide(state, play, sealed), state)
         assert state.units == units

@@ -9,7 +9,6 @@ import random
 import pytest
 
 from service import game as g
-from service import shuffle
 from service.games import game_named
 from service.games import klondike as kl
 from service.rtp import knowledge, simulate
@@ -18,27 +17,11 @@ from service.rtp.experts import klondike_model as km
 from service.rtp.players import Player
 from service.rules.actions import PlayAction
 from service.rules.cards import RANKS
-from service.rules.game import GameRules, Secrets, Shuffle
+from service.rules.game import GameRules, Secrets
 from service.rules.table import Pile, Table
-from tests.unit.test_rtp import _blinded
+from tests.unit.rtp_support import blinded, deal, playable
 
 GAMES = ("vegas-draw1", "vegas-draw3", "klondike")
-
-
-def _deal(game_id: str, index: int) -> tuple[g.Game, tuple[str, ...], Shuffle]:
-    rules = game_named(game_id)
-    seed = simulate.deal_seed(game_id, index)
-    deck = shuffle.derive_deck(seed, None, rules.decks)
-    start = g.StartGame("sim", "x", game_id, 520, simulate._TABLE, deck, "x", "", None, False)
-    return (
-        g.fold(g.decide(g.INITIAL, start)),
-        g.hidden_cards(rules, deck),
-        shuffle.redealer(seed, None),
-    )
-
-
-def _legal(state: g.Game) -> list[PlayAction]:
-    return [c for c in g.legal_commands(state) if not isinstance(c, g.Collect | g.Undo)]
 
 
 def _step(rules: GameRules, table: Table, action: PlayAction, secrets: Secrets) -> Table:
@@ -62,7 +45,7 @@ def test_the_model_agrees_with_the_rules_move_for_move(game_id: str) -> None:
     rng = random.Random(7)
     checked = 0
     for index in range(3):
-        state, sealed, redeal = _deal(game_id, index)
+        state, sealed, redeal = deal(game_id, index)
         secrets = knowledge.clear_secrets(sealed, redeal)
         for _ in range(150):
             if state.status != "in_progress":
@@ -72,7 +55,7 @@ def test_the_model_agrees_with_the_rules_move_for_move(game_id: str) -> None:
             world = knowledge.clear_table(table, secrets)
             st = km.state_of(world)
             assert km.units(st) == rules.units(table)
-            legal = _legal(state)
+            legal = playable(state)
             by_move: dict[km.Move, list[PlayAction]] = {}
             for action in legal:
                 by_move.setdefault(model.move_of(world, action), []).append(action)
@@ -124,15 +107,15 @@ def _play(
     game_id: str, index: int, player: Player, blind: bool, steps: int
 ) -> list[PlayAction | None]:
     rules = game_named(game_id)
-    state, sealed, redeal = _deal(game_id, index)
+    state, sealed, redeal = deal(game_id, index)
     choose = player.start(rules, random.Random(simulate.player_seed(game_id, index)), None)
     chosen: list[PlayAction | None] = []
     for _ in range(steps):
         if state.status != "in_progress":
             break
         assert state.table is not None
-        legal = _legal(state)
-        table = _blinded(state.table) if blind else state.table
+        legal = playable(state)
+        table = blinded(state.table) if blind else state.table
         action = choose(table, legal)
         chosen.append(action)
         if action is None:
@@ -157,7 +140,7 @@ def test_the_strong_player_is_legal_repeatable_and_never_reads_a_sealed_card(
 def test_the_clairvoyant_line_replays_to_the_units_it_claims(game_id: str) -> None:
     rules = game_named(game_id)
     for index in (0, 1, 2):
-        state, sealed, redeal = _deal(game_id, index)
+        state, sealed, redeal = deal(game_id, index)
         assert state.table is not None
         secrets = knowledge.clear_secrets(sealed, redeal)
         world = km.state_of(knowledge.clear_table(state.table, secrets))
@@ -168,7 +151,7 @@ def test_the_clairvoyant_line_replays_to_the_units_it_claims(game_id: str) -> No
             if state.status != "in_progress":
                 break
             assert state.table is not None
-            action = choose(state.table, _legal(state))
+            action = choose(state.table, playable(state))
             if action is None:
                 break
             state = g.fold(g.decide(state, action, sealed, redeal), state)

@@ -25,7 +25,7 @@ from service.rtp.players import Choose, Player, stateless
 from service.rules.actions import Draw, MoveCards, PlayAction, Redeal
 from service.rules.game import Reveal
 from service.rules.table import Table, seal
-from tests.unit.test_rtp import _blinded
+from tests.unit.rtp_support import blinded, playable
 
 GAME = "la-nivernaise"
 RULES = LA_NIVERNAISE
@@ -40,10 +40,6 @@ def _start(index: int) -> tuple[g.Game, tuple[str, ...], bytes]:
     deck = shuffle.derive_deck(seed, None, RULES.decks)
     start = g.StartGame("sim", "expert", GAME, 520, simulate._TABLE, deck, "x", "", None, False)
     return g.fold(g.decide(g.INITIAL, start)), g.hidden_cards(RULES, deck), seed
-
-
-def _legal(state: g.Game) -> list[PlayAction]:
-    return [c for c in g.legal_commands(state) if not isinstance(c, g.Collect | g.Undo)]
 
 
 def _as_model(action: PlayAction) -> expert.Move:
@@ -121,10 +117,10 @@ def _play_state(
     actions: list[PlayAction | None] = []
     for _ in range(simulate.MAX_ACTIONS):
         assert state.table is not None
-        legal = _legal(state)
+        legal = playable(state)
         action = chooser(state.table, legal)
         if blind is not None:
-            assert blind(_blinded(state.table), legal) == action
+            assert blind(blinded(state.table), legal) == action
         actions.append(action)
         if action is None:
             break

@@ -16,7 +16,7 @@ from service.rules.actions import Draw, PlayAction, Remove
 from service.rules.cards import RANK_OF
 from service.rules.game import Secrets
 from service.rules.table import Table
-from tests.unit.test_rtp import _blinded
+from tests.unit.rtp_support import blinded, playable
 
 RULES = game_named("pyramid")
 
@@ -30,10 +30,6 @@ def _deal(index: int) -> tuple[g.Game, tuple[str, ...], Secrets]:
     return state, sealed, knowledge.clear_secrets(sealed, shuffle.redealer(seed, None))
 
 
-def _legal(state: g.Game) -> list[PlayAction]:
-    return [c for c in g.legal_commands(state) if not isinstance(c, g.Collect | g.Undo)]
-
-
 def _game(player: Player, index: int) -> int:
     """The units ``player`` ends deal ``index`` with, played as the RTP lab plays it (its own
     random numbers, the true secrets for the clairvoyant only)."""
@@ -41,7 +37,7 @@ def _game(player: Player, index: int) -> int:
     rng = random.Random(simulate.player_seed("pyramid", index))
     choose = player.start(RULES, rng, secrets if player.kind == "clairvoyant" else None)
     while state.status == "in_progress" and state.table is not None:
-        action = choose(state.table, _legal(state))
+        action = choose(state.table, playable(state))
         if action is None:
             break
         state = g.fold(g.decide(state, action, sealed), state)
@@ -54,8 +50,8 @@ def _play(index: int, blind: bool) -> tuple[list[PlayAction | None], int]:
     choose = expert.STRONG.start(RULES, random.Random(simulate.player_seed("pyramid", index)), None)
     chosen: list[PlayAction | None] = []
     while state.status == "in_progress" and state.table is not None:
-        legal = _legal(state)
-        table = _blinded(state.table) if blind else state.table
+        legal = playable(state)
+        table = blinded(state.table) if blind else state.table
         action = choose(table, legal)
         chosen.append(action)
         if action is None:
@@ -77,11 +73,11 @@ def test_a_question_asked_twice_gets_one_answer() -> None:
     state, _, _ = _deal(2)
     choose = expert.STRONG.start(RULES, random.Random(2), None)
     assert state.table is not None
-    legal = _legal(state)
-    assert choose(state.table, legal) == choose(_blinded(state.table), legal)
+    legal = playable(state)
+    assert choose(state.table, legal) == choose(blinded(state.table), legal)
 
 
-def _model_legal(table: Table) -> set[PlayAction]:
+def _modelplayable(table: Table) -> set[PlayAction]:
     pos = expert.position(table)
     waste_top = pos.waste[-1] if pos.waste else 0
     found: set[PlayAction] = {
@@ -110,8 +106,8 @@ def test_the_model_agrees_with_the_rules_move_for_move() -> None:
             assert RULES.units(table) == expert.MAX_UNITS - present.bit_count() - pos.stock - len(
                 waste
             )
-            legal = _legal(state)
-            assert _model_legal(table) == set(legal)
+            legal = playable(state)
+            assert _modelplayable(table) == set(legal)
             if not legal:
                 break
             action = rng.choice(legal)
@@ -147,7 +143,7 @@ def test_the_clairvoyant_solve_matches_the_exhaustive_search_late_in_a_deal() ->
     for index in range(6):
         state, sealed, secrets = _deal(index)
         while state.table is not None and len(state.table.pile("stock").cards) > 7:
-            action = bot.choose(RULES, state.table, _legal(state))
+            action = bot.choose(RULES, state.table, playable(state))
             assert action is not None
             state = g.fold(g.decide(state, action, sealed), state)
         assert state.table is not None
@@ -161,6 +157,6 @@ def test_the_clairvoyant_solve_matches_the_exhaustive_search_late_in_a_deal() ->
         assert found.units == exhaustive.units
         for move in found.line:
             play = Draw() if move is None else Remove(expert.piles_of(move))
-            assert play in _legal(state)
+            assert play in playable(state)
             state = g.fold(g.decide(state, play, sealed), state)
         assert state.units == found.units

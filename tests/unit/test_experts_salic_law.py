@@ -27,7 +27,7 @@ from service.rules.actions import Draw, MoveCards, PlayAction
 from service.rules.cards import CANONICAL_DECK, RANK_OF, Card
 from service.rules.game import Reveal
 from service.rules.table import Pile, Table, seal
-from tests.unit.test_rtp import _blinded
+from tests.unit.rtp_support import blinded, playable
 
 GAME = "salic-law"
 _NO_SHUFFLE = shuffle.redealer(b"salic-law has no redeal", None)
@@ -41,10 +41,6 @@ def _start(index: int) -> tuple[g.Game, tuple[Card, ...], bytes]:
     deck = shuffle.derive_deck(seed, None, SALIC_LAW.decks)
     start = g.StartGame("sim", "expert", GAME, 520, simulate._TABLE, deck, "x", "", None, False)
     return g.fold(g.decide(g.INITIAL, start)), g.hidden_cards(SALIC_LAW, deck), seed
-
-
-def _legal(state: g.Game) -> list[PlayAction]:
-    return [c for c in g.legal_commands(state) if not isinstance(c, g.Collect | g.Undo)]
 
 
 def _as_model(action: PlayAction) -> tuple[int, int]:
@@ -169,10 +165,10 @@ def _play_state(
     actions: list[PlayAction | None] = []
     for _ in range(simulate.MAX_ACTIONS):
         assert state.table is not None
-        legal = _legal(state)
+        legal = playable(state)
         action = chooser(state.table, legal)
         if blind is not None:
-            assert blind(_blinded(state.table), legal) == action
+            assert blind(blinded(state.table), legal) == action
         actions.append(action)
         if action is None:
             break

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-from dataclasses import replace
 
 import pytest
 
@@ -26,7 +25,7 @@ from service.rtp.experts.scorpion_model import (
 )
 from service.rules.actions import Draw, PlayAction
 from service.rules.game import Secrets
-from service.rules.table import Pile, Table
+from tests.unit.rtp_support import blinded, playable
 
 GAMES = ("scorpion", "super-scorpion")
 _TABLE = Paytable("rtp-lab", 1, "XXX", 520, 520, 520, (520,))
@@ -40,19 +39,6 @@ def _deal(game_id: str, index: int) -> tuple[Scorpion, g.Game, tuple[str, ...], 
     deck = shuffle.derive_deck(seed, None, rules.decks)
     start = g.StartGame("sim", "x", game_id, 520, _TABLE, deck, "x", "", None, False)
     return rules, g.fold(g.decide(g.INITIAL, start)), g.hidden_cards(rules, deck), seed
-
-
-def _blinded(table: Table) -> Table:
-    """Every sealed number changed (as tests/unit/test_rtp.py does)."""
-    piles = tuple(
-        Pile(tuple(s + 1000 if isinstance(s, int) else s for s in p.cards), p.down)
-        for p in table.piles
-    )
-    return replace(table, piles=piles)
-
-
-def _legal(state: g.Game) -> list[PlayAction]:
-    return [c for c in g.legal_commands(state) if not isinstance(c, g.Collect | g.Undo)]
 
 
 @pytest.mark.parametrize("game_id", GAMES)
@@ -90,7 +76,7 @@ def test_the_model_plays_as_the_reference_bot(game_id: str) -> None:
         for _ in range(400):
             table = state.table
             assert table is not None
-            legal = _legal(state)
+            legal = playable(state)
             action = bot_choose(rules, table, legal)
             secrets = knowledge.clear_secrets(sealed, shuffle.redealer(seed, None))
             move = model.bot_move(model.world(knowledge.clear_table(table, secrets)))
@@ -114,7 +100,7 @@ def test_the_solver_line_replays_through_the_rules(game_id: str) -> None:
     assert model.units(replay(model, world, line)) == units
     for move in line:
         action = model.action(move)
-        assert action in _legal(state)
+        assert action in playable(state)
         state = g.fold(g.decide(state, action, sealed, shuffle.redealer(seed, None)), state)
     assert state.units == units
 
@@ -134,11 +120,11 @@ def test_the_strong_player_is_legal_repeatable_and_never_reads_a_sealed_card(
         for _ in range(steps):
             table = state.table
             assert table is not None
-            legal = _legal(state)
+            legal = playable(state)
             action = player(table, legal)
             if again:
                 assert twin(table, legal) == action
-            assert blind(_blinded(table), legal) == action
+            assert blind(blinded(table), legal) == action
             if action is None or state.status != "in_progress":
                 break
             assert action in legal
@@ -162,7 +148,7 @@ def test_the_clairvoyant_line_replays_to_the_units_it_claims(
     for _ in range(600):
         table = state.table
         assert table is not None
-        legal = _legal(state)
+        legal = playable(state)
         action = choose(table, legal)
         if action is None or state.status != "in_progress":
             break

@@ -7,44 +7,26 @@ from __future__ import annotations
 import random
 
 from service import game as g
-from service import shuffle
 from service.games import game_named
 from service.rtp import knowledge, simulate
 from service.rtp.experts import three_shuffles as expert
 from service.rtp.experts import three_shuffles_model as tm
-from service.rules.actions import PlayAction
-from service.rules.game import Shuffle
-from tests.unit.test_rtp import _blinded
+from tests.unit.rtp_support import blinded, deal, playable
 
 GAME = "three-shuffles"
 RULES = game_named(GAME)
-
-
-def _deal(index: int) -> tuple[g.Game, tuple[str, ...], Shuffle]:
-    seed = simulate.deal_seed(GAME, index)
-    deck = shuffle.derive_deck(seed, None, RULES.decks)
-    start = g.StartGame("sim", "x", GAME, 520, simulate._TABLE, deck, "x", "", None, False)
-    return (
-        g.fold(g.decide(g.INITIAL, start)),
-        g.hidden_cards(RULES, deck),
-        shuffle.redealer(seed, None),
-    )
-
-
-def _legal(state: g.Game) -> list[PlayAction]:
-    return [c for c in g.legal_commands(state) if not isinstance(c, g.Collect | g.Undo)]
 
 
 def test_the_model_agrees_with_the_rules_move_for_move() -> None:
     rng = random.Random(3)
     checked = redeals = 0
     for index in range(4):
-        state, sealed, redeal = _deal(index)
+        state, sealed, redeal = deal(GAME, index)
         secrets = knowledge.clear_secrets(sealed, redeal)
         for _ in range(200):
             assert state.table is not None
             st = tm.state_of(state.table)
-            legal = _legal(state)
+            legal = playable(state)
             assert sorted(tm.move_of(a, state.table) for a in legal) == sorted(tm.legal(st))
             for action in legal:
                 move = tm.move_of(action, state.table)
@@ -66,7 +48,7 @@ def test_the_model_agrees_with_the_rules_move_for_move() -> None:
 
 
 def test_the_closure_plays_only_legal_moves() -> None:
-    state, _, _ = _deal(2)
+    state, _, _ = deal(GAME, 2)
     assert state.table is not None
     st = tm.state_of(state.table)
     while (m := tm.greedy_move(st)) is not None:
@@ -77,15 +59,15 @@ def test_the_closure_plays_only_legal_moves() -> None:
 
 def test_the_strong_player_plays_legally_deterministically_and_never_reads_a_sealed_card() -> None:
     for index in range(2):
-        state, sealed, redeal = _deal(index)
+        state, sealed, redeal = deal(GAME, index)
         seen_by = [expert.STRONG.start(RULES, random.Random(7), None) for _ in range(2)]
         for _ in range(200):
             if state.status != "in_progress":
                 break
             assert state.table is not None
-            legal = _legal(state)
+            legal = playable(state)
             action = seen_by[0](state.table, legal)
-            assert action == seen_by[1](_blinded(state.table), legal)  # same rng, blinded
+            assert action == seen_by[1](blinded(state.table), legal)  # same rng, blinded
             if action is None:
                 break
             assert action in legal
@@ -95,14 +77,14 @@ def test_the_strong_player_plays_legally_deterministically_and_never_reads_a_sea
 
 def test_the_clairvoyant_line_replays_through_the_real_decider_to_its_units() -> None:
     for index in range(3):
-        state, sealed, redeal = _deal(index)
+        state, sealed, redeal = deal(GAME, index)
         assert state.table is not None
         secrets = knowledge.clear_secrets(sealed, redeal)
         units, line = expert.plan(tm.state_of(state.table), secrets, expert.CLAIRVOYANT_BUDGET)
         for move in line:
             assert state.table is not None
             action = tm.real_action(tm.state_of(state.table), move)
-            assert action in _legal(state)
+            assert action in playable(state)
             state = g.fold(g.decide(state, action, sealed, redeal), state)
         assert state.units == units
         assert simulate.play_one(GAME, index, "clairvoyant") == units

@@ -8,32 +8,15 @@ import random
 import pytest
 
 from service import game as g
-from service import shuffle
 from service.games import game_named
 from service.rtp import knowledge, roster, simulate
 from service.rtp.experts import upside_down_pyramid as expert
 from service.rtp.experts import upside_down_pyramid_model as udm
-from service.rules.actions import MoveCards, PlayAction, Recycle
-from service.rules.game import Shuffle
-from tests.unit.test_rtp import _blinded
+from service.rules.actions import MoveCards, Recycle
+from tests.unit.rtp_support import blinded, deal, playable
 
 GAME = "upside-down-pyramid"
 RULES = game_named(GAME)
-
-
-def _deal(index: int) -> tuple[g.Game, tuple[str, ...], Shuffle]:
-    seed = simulate.deal_seed(GAME, index)
-    deck = shuffle.derive_deck(seed, None, RULES.decks)
-    start = g.StartGame("sim", "x", GAME, 520, simulate._TABLE, deck, "x", "", None, False)
-    return (
-        g.fold(g.decide(g.INITIAL, start)),
-        g.hidden_cards(RULES, deck),
-        shuffle.redealer(seed, None),
-    )
-
-
-def _legal(state: g.Game) -> list[PlayAction]:
-    return [c for c in g.legal_commands(state) if not isinstance(c, g.Collect | g.Undo)]
 
 
 def test_the_model_agrees_with_the_rules_move_for_move() -> None:
@@ -41,7 +24,7 @@ def test_the_model_agrees_with_the_rules_move_for_move() -> None:
     checked = 0
     recycled = 0
     for index in range(3):
-        state, sealed, redeal = _deal(index)
+        state, sealed, redeal = deal(GAME, index)
         secrets = knowledge.clear_secrets(sealed, redeal)
         for _ in range(200):
             assert state.table is not None
@@ -52,7 +35,7 @@ def test_the_model_agrees_with_the_rules_move_for_move() -> None:
             assert sealed_view[:2] == model[:2]
             assert sealed_view[3:] == model[3:]
             assert len(sealed_view[2]) == len(model[2])
-            legal = _legal(state)
+            legal = playable(state)
             assert sorted({udm.move_of(a) for a in legal}) == sorted(udm.legal(model))
             for action in legal:
                 after = g.fold(g.decide(state, action, sealed, redeal), state)
@@ -75,16 +58,16 @@ def test_the_model_agrees_with_the_rules_move_for_move() -> None:
 
 
 def test_the_strong_player_plays_legally_deterministically_and_never_reads_a_sealed_card() -> None:
-    state, sealed, redeal = _deal(5)
+    state, sealed, redeal = deal(GAME, 5)
     seen_by = [expert.STRONG.start(RULES, random.Random(i), None) for i in range(3)]
     for _ in range(400):
         if state.status != "in_progress":
             break
         assert state.table is not None
-        legal = _legal(state)
+        legal = playable(state)
         action = seen_by[0](state.table, legal)
         assert action == seen_by[1](state.table, legal)  # another rng: no randomness used
-        assert action == seen_by[2](_blinded(state.table), legal)
+        assert action == seen_by[2](blinded(state.table), legal)
         if action is None:
             break
         assert action in legal
@@ -93,7 +76,7 @@ def test_the_strong_player_plays_legally_deterministically_and_never_reads_a_sea
 
 
 def test_the_strong_player_sees_the_stock_only_once_it_has_drawn_it() -> None:
-    state, _, _ = _deal(6)
+    state, _, _ = deal(GAME, 6)
     assert state.table is not None
     model = udm.state_of(state.table)
     assert set(model[2]) == {udm.UNKNOWN}
@@ -106,14 +89,14 @@ def test_the_clairvoyant_line_replays_through_the_real_decider_to_its_units(
 ) -> None:
     monkeypatch.setitem(roster.STRONG, RULES.family, expert.STRONG)  # the runner plays ours
     index = 1
-    state, sealed, redeal = _deal(index)
+    state, sealed, redeal = deal(GAME, index)
     assert state.table is not None
     secrets = knowledge.clear_secrets(sealed, redeal)
     world = knowledge.clear_table(state.table, secrets)
     units, line = expert.clairvoyant_line(state.table, secrets)
     for move in line:
         assert state.table is not None
-        action = udm.action_of(state.table, move, _legal(state))
+        action = udm.action_of(state.table, move, playable(state))
         state = g.fold(g.decide(state, action, sealed, redeal), state)
     assert state.units == units
     # Never below the strong player, whose own play through the real decider its model replays.

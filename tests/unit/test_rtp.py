@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -14,7 +13,7 @@ from service.games import STANDALONE, game_named
 from service.rtp import simulate
 from service.rtp.players import Kind
 from service.rtp.roster import NOT_STRONG_HERE, STRONG, player_for
-from service.rules.table import Pile, Table
+from tests.unit.rtp_support import blinded
 
 
 def test_each_simulated_deal_has_its_own_published_seed() -> None:
@@ -61,15 +60,6 @@ def test_no_games_no_rtp() -> None:
         simulate.rtp_of("golf", {})
 
 
-def _blinded(table: Table) -> Table:
-    """The table with every sealed number changed: a fair bot cannot tell the difference."""
-    piles = tuple(
-        Pile(tuple(s + 1000 if isinstance(s, int) else s for s in p.cards), p.down)
-        for p in table.piles
-    )
-    return replace(table, piles=piles)
-
-
 @pytest.mark.parametrize(
     ("game_id", "kind", "deals", "moves"),
     [(game_id, "bot", 3, 150) for game_id in STANDALONE]
@@ -99,7 +89,7 @@ def test_a_fair_player_plays_only_legal_actions_and_never_reads_a_sealed_card(
             assert state.table is not None
             legal = [c for c in g.legal_commands(state) if not isinstance(c, g.Collect | g.Undo)]
             action = sees(state.table, legal)
-            assert action == blind(_blinded(state.table), legal)
+            assert action == blind(blinded(state.table), legal)
             if action is None or state.status != "in_progress":
                 break
             assert action in legal

@@ -52,7 +52,7 @@ from service.rtp.experts.forty_thieves_model import (
     Move,
     State,
 )
-from service.rtp.players import Choose, Player
+from service.rtp.players import Choose, Player, replaying
 from service.rules.actions import PlayAction
 from service.rules.game import GameRules, Secrets
 from service.rules.table import Table
@@ -308,22 +308,10 @@ def _start_strong(rules: GameRules, rng: random.Random, secrets: Secrets | None)
     return choose
 
 
-def _start_clairvoyant(rules: GameRules, rng: random.Random, secrets: Secrets | None) -> Choose:
-    if secrets is None:
-        raise ValueError("the clairvoyant bound needs the deal's secrets")
-    plan: list[Move] = []
-    planned = False
-
-    def choose(table: Table, legal: Sequence[PlayAction]) -> PlayAction | None:
-        nonlocal planned
-        if not planned:
-            plan.extend(reversed(clairvoyant_line(table, secrets)[1]))
-            planned = True
-        if not plan:
-            return None
-        return ftm.action_of(table, plan.pop(), legal)
-
-    return choose
+def _clairvoyant_plan(
+    rules: GameRules, rng: random.Random, table: Table, secrets: Secrets
+) -> list[Move]:
+    return clairvoyant_line(table, secrets)[1]
 
 
 STRONG = Player(
@@ -338,7 +326,7 @@ STRONG = Player(
 CLAIRVOYANT = Player(
     "clairvoyant",
     CLAIRVOYANT_VERSION,
-    _start_clairvoyant,
+    replaying(CLAIRVOYANT_VERSION, _clairvoyant_plan, ftm.action_of),
     f"knows the stock's order; beam search over the stock ({BEAM_WIDTH} positions kept per "
     f"card, {BEAM_NODES} searched per segment), or the strong player's own line if that "
     f"reaches more: a lower bound on the most any player could take",

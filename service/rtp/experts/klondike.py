@@ -44,7 +44,7 @@ from collections.abc import Sequence
 
 from service.rtp import knowledge
 from service.rtp.experts import klondike_model as km
-from service.rtp.players import Choose, Player
+from service.rtp.players import Choose, Player, replaying
 from service.rules.actions import PlayAction, Turn, Undo
 from service.rules.game import GameRules, Secrets
 from service.rules.table import Table
@@ -159,31 +159,17 @@ def plan(
 def clairvoyant_player(
     version: str, budget: int, descent_budget: int, descent_total: int
 ) -> Player:
-    def start(rules: GameRules, rng: random.Random, secrets: Secrets | None) -> Choose:
-        if secrets is None:
-            raise ValueError("the clairvoyant bound needs the deal's secrets")
-        todo: list[km.Move] = []
-        planned = False
+    def line(rules: GameRules, rng: random.Random, table: Table, secrets: Secrets) -> list[km.Move]:
+        world = km.state_of(knowledge.clear_table(table, secrets))
+        return plan(rules, world, budget, descent_budget, descent_total)[1]
 
-        def choose(table: Table, legal: Sequence[PlayAction]) -> PlayAction | None:
-            nonlocal planned
-            if not planned:
-                world = km.state_of(knowledge.clear_table(table, secrets))
-                todo.extend(reversed(plan(rules, world, budget, descent_budget, descent_total)[1]))
-                planned = True
-            if not todo:
-                return None
-            action = km.real_action(table, todo.pop())
-            if action not in legal:  # the model and the rules disagree: a bug, loudly
-                raise AssertionError(f"{version}: planned {action} is not legal here")
-            return action
-
-        return choose
+    def act(table: Table, move: km.Move, legal: Sequence[PlayAction]) -> PlayAction:
+        return km.real_action(table, move)
 
     return Player(
         "clairvoyant",
         version,
-        start,
+        replaying(version, line, act),
         f"knows every card; a depth-first search of at most {budget} positions on a fast "
         f"Klondike model, then a guided descent ({descent_budget} positions per move, "
         f"{descent_total} in all) if that does not win: a lower bound on the most any line takes",

@@ -67,7 +67,7 @@ from service.games.la_nivernaise import (
     S,
 )
 from service.rtp import knowledge
-from service.rtp.players import Choose, Player
+from service.rtp.players import Choose, Player, replaying
 from service.rules.actions import Draw, MoveCards, PlayAction, Redeal
 from service.rules.cards import ACE, KING, RANK_OF, RANKS, SUITS, Card
 from service.rules.game import GameRules, Secrets
@@ -469,20 +469,14 @@ def _clairvoyant_plan(
     return p.units, line
 
 
-def _start_clairvoyant(rules: GameRules, rng: random.Random, secrets: Secrets | None) -> Choose:
-    if secrets is None:
-        raise ValueError("the clairvoyant bound needs the deal's secrets")
-    plan: list[Move] = []
-    planned = False
+def _clairvoyant_line(
+    rules: GameRules, rng: random.Random, table: Table, secrets: Secrets
+) -> list[Move]:
+    return _clairvoyant_plan(rules, table, secrets, rng)[1]
 
-    def choose(table: Table, legal: Sequence[PlayAction]) -> PlayAction | None:
-        nonlocal planned
-        if not planned:
-            plan.extend(reversed(_clairvoyant_plan(rules, table, secrets, rng)[1]))
-            planned = True
-        return _action(plan.pop(), legal) if plan else None
 
-    return choose
+def _clairvoyant_action(table: Table, move: Move, legal: Sequence[PlayAction]) -> PlayAction:
+    return _action(move, legal)
 
 
 STRONG = Player(
@@ -496,7 +490,7 @@ STRONG = Player(
 CLAIRVOYANT = Player(
     "clairvoyant",
     CLAIRVOYANT_VERSION,
-    _start_clairvoyant,
+    replaying(CLAIRVOYANT_VERSION, _clairvoyant_line, _clairvoyant_action),
     "knows the stock: every choice scored by the rollout policy on the true stock (a pilot "
     "method), or the strong player's own line if it reaches more; a lower bound",
 )

@@ -32,7 +32,7 @@ import random
 from collections.abc import Sequence
 
 from service.rtp.experts import three_shuffles_model as tm
-from service.rtp.players import Choose, Player
+from service.rtp.players import Choose, Player, replaying
 from service.rules.actions import PlayAction, Undo
 from service.rules.game import GameRules, Secrets
 from service.rules.table import Table
@@ -163,31 +163,16 @@ def plan(world: tm.State, secrets: Secrets, budget: int) -> tuple[int, list[tm.M
 
 
 def clairvoyant_player(version: str, budget: int) -> Player:
-    def start(rules: GameRules, rng: random.Random, secrets: Secrets | None) -> Choose:
-        if secrets is None:
-            raise ValueError("the clairvoyant bound needs the deal's secrets")
-        todo: list[tm.Move] = []
-        planned = False
+    def line(rules: GameRules, rng: random.Random, table: Table, secrets: Secrets) -> list[tm.Move]:
+        return plan(tm.state_of(table), secrets, budget)[1]
 
-        def choose(table: Table, legal: Sequence[PlayAction]) -> PlayAction | None:
-            nonlocal planned
-            st = tm.state_of(table)
-            if not planned:
-                todo.extend(reversed(plan(st, secrets, budget)[1]))
-                planned = True
-            if not todo:
-                return None
-            action = tm.real_action(st, todo.pop())
-            if action not in legal:  # the model and the rules disagree: a bug, loudly
-                raise AssertionError(f"{version}: planned {action} is not legal here")
-            return action
-
-        return choose
+    def act(table: Table, move: tm.Move, legal: Sequence[PlayAction]) -> PlayAction:
+        return tm.real_action(tm.state_of(table), move)
 
     return Player(
         "clairvoyant",
         version,
-        start,
+        replaying(version, line, act),
         "knows the redeals' shuffles; depth first over redealing after any prefix of the safe "
         f"closure or the Draw when stuck, at most {budget} closures (a lower bound)",
     )
