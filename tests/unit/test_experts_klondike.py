@@ -14,6 +14,7 @@ from service.games import klondike as kl
 from service.rtp import knowledge, simulate
 from service.rtp.experts import klondike as expert
 from service.rtp.experts import klondike_model as km
+from service.rtp.experts.cards import NUMBER
 from service.rtp.players import Player
 from service.rules.actions import PlayAction
 from service.rules.cards import RANKS
@@ -86,7 +87,7 @@ def test_auto_complete_is_the_model_s_too() -> None:
     """With nothing left to draw or turn, the rules play every card up: the model too."""
     rules = game_named("klondike")
     model = km.Model(rules)
-    kc, qh, kh = km.NUMBER["KC"], km.NUMBER["QH"], km.NUMBER["KH"]
+    kc, qh, kh = NUMBER["KC"], NUMBER["QH"], NUMBER["KH"]
     founds = {"S": 13, "H": 11, "D": 13, "C": 12}
     piles = [Pile()] * len(kl.LAYOUT.specs)
     for f, (suit, height) in zip(kl.F, founds.items(), strict=True):

@@ -26,9 +26,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from service.games import forty_thieves as ft
+from service.rtp.experts.cards import CARDS, HEIGHT, NUMBER, SUIT
 from service.rules.actions import Draw, MoveCards, PlayAction
-from service.rules.building import same_suit_down, same_suit_up
-from service.rules.cards import CANONICAL_DECK, SUITS, Card
+from service.rules.building import same_suit_down
+from service.rules.cards import SUITS
 from service.rules.table import Table
 
 COLUMNS = ft.COLUMNS
@@ -37,27 +38,11 @@ STOCK = COLUMNS + 1
 FOUNDATION = COLUMNS + 2
 UNKNOWN = -1
 
-CARDS: tuple[Card, ...] = CANONICAL_DECK
-NUMBER: dict[Card, int] = {c: i for i, c in enumerate(CARDS)}
-SUIT: tuple[int, ...] = tuple(SUITS.index(c[1]) for c in CARDS)
 #: ONTO[a]: the one card a column card ``a`` may be built on (-1: none), from the rules.
 ONTO: tuple[int, ...] = tuple(
     next((j for j, b in enumerate(CARDS) if same_suit_down(a, b)), -1) for a in CARDS
 )
 
-
-def _height_for(a: Card) -> int:
-    """The foundation height (cards on it) ``a`` goes on, from the rules' own predicate."""
-    s = SUITS.index(a[1])
-    for h in range(13):
-        top = None if h == 0 else CARDS[13 * s + h - 1]
-        if same_suit_up(a, top):
-            return h
-    raise AssertionError(a)
-
-
-#: HEIGHT[a]: how many cards a foundation of a's suit holds when ``a`` goes on it.
-HEIGHT: tuple[int, ...] = tuple(_height_for(a) for a in CARDS)
 
 Columns = tuple[tuple[int, ...], ...]
 Found = tuple[int, ...]

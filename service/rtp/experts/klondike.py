@@ -44,6 +44,7 @@ from collections.abc import Sequence
 
 from service.rtp import knowledge
 from service.rtp.experts import klondike_model as km
+from service.rtp.experts.cards import NUMBER
 from service.rtp.players import Choose, Player, replaying
 from service.rules.actions import PlayAction, Turn, Undo
 from service.rules.game import GameRules, Secrets
@@ -118,7 +119,7 @@ def _pimc(
 ) -> km.Move | None:
     """The candidate with the best total over sampled worlds, or None (collect) when every
     candidate's mean is below the cards already up."""
-    unseen = [km.NUMBER[c] for c in knowledge.unseen(rules, table)]
+    unseen = [NUMBER[c] for c in knowledge.unseen(rules, table)]
     if math.factorial(len(unseen)) <= samples:
         worlds = [km.fill(st, p) for p in itertools.permutations(unseen)]
     else:

@@ -37,18 +37,16 @@ from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
 from service.games import klondike as kl
+from service.rtp.experts.cards import CARDS, HEIGHT, NUMBER, SUIT
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Turn
-from service.rules.building import alternate_colour_down, is_king, same_suit_up
-from service.rules.cards import CANONICAL_DECK, RED, SUITS, Card
+from service.rules.building import alternate_colour_down, is_king
+from service.rules.cards import RED, Card
 from service.rules.game import GameRules
 from service.rules.table import Table
 
 COLUMNS = kl.COLUMNS
 UNKNOWN = -1
 
-CARDS: tuple[Card, ...] = CANONICAL_DECK
-NUMBER: dict[Card, int] = {c: i for i, c in enumerate(CARDS)}
-SUIT: tuple[int, ...] = tuple(SUITS.index(c[1]) for c in CARDS)
 KING: tuple[bool, ...] = tuple(is_king(c) for c in CARDS)
 #: ONTO[a]: the cards a column card ``a`` may be built on, from the rules' predicate.
 ONTO: tuple[frozenset[int], ...] = tuple(
@@ -62,19 +60,6 @@ PARENTS: tuple[tuple[int, ...], ...] = tuple(tuple(sorted(o)) for o in ONTO)
 CHILDREN_OF: tuple[tuple[int, ...], ...] = tuple(tuple(sorted(u)) for u in UNDER)
 KINGS: tuple[int, ...] = tuple(a for a in range(len(CARDS)) if KING[a])
 
-
-def _height_for(a: Card) -> int:
-    """How many cards a foundation of a's suit holds when ``a`` goes on it (the rules'
-    predicate asked with every possible top)."""
-    s = SUITS.index(a[1])
-    for h in range(14):
-        top = None if h == 0 else CARDS[13 * s + h - 1]
-        if same_suit_up(a, top):
-            return h
-    raise AssertionError(a)
-
-
-HEIGHT: tuple[int, ...] = tuple(_height_for(a) for a in CARDS)
 FULL = 13  # a suit's foundation complete
 #: OTHER_COLOUR[s]: the suits of the other colour.
 OTHER_COLOUR: tuple[tuple[int, ...], ...] = tuple(

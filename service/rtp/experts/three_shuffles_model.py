@@ -21,36 +21,21 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from service.games import three_shuffles as ts
+from service.rtp.experts.cards import CARDS, HEIGHT, NUMBER, RANK, SUIT
 from service.rules.actions import MoveCards, Pick, PlayAction, Redeal
-from service.rules.building import same_suit_down, same_suit_up
-from service.rules.cards import CANONICAL_DECK, RANK_OF, SUITS, Card
+from service.rules.building import same_suit_down
+from service.rules.cards import SUITS, Card
 from service.rules.table import Table
 
 FANS = ts.FANS
 FOUNDATION = -1
 MOVE, PICK, REDEAL = range(3)
 
-CARDS: tuple[Card, ...] = CANONICAL_DECK
-NUMBER: dict[Card, int] = {c: i for i, c in enumerate(CARDS)}
-SUIT: tuple[int, ...] = tuple(SUITS.index(c[1]) for c in CARDS)
-RANK: tuple[int, ...] = tuple(RANK_OF[c] for c in CARDS)
 #: ONTO[a]: the one card ``a`` may be built on in a fan (-1: none), from the rules' predicate.
 ONTO: tuple[int, ...] = tuple(
     next((j for j, b in enumerate(CARDS) if same_suit_down(a, b)), -1) for a in CARDS
 )
 
-
-def _height_for(a: Card) -> int:
-    """How many cards a's foundation holds when ``a`` goes on it (the rules' predicate asked
-    with every possible top)."""
-    s = SUITS.index(a[1])
-    for h in range(1, 14):
-        if same_suit_up(a, CARDS[13 * s + h - 1]):
-            return h
-    return -1  # an Ace: it starts the foundation at the deal
-
-
-HEIGHT: tuple[int, ...] = tuple(_height_for(a) for a in CARDS)
 #: The Aces the deal puts up do not count (the rules' units).
 ACES_UP = len(SUITS)
 

@@ -25,9 +25,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from service.games import upside_down_pyramid as udp
+from service.rtp.experts.cards import CARDS, HEIGHT, NUMBER, SUIT
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle
-from service.rules.building import alternate_colour_down, is_king, same_suit_up
-from service.rules.cards import CANONICAL_DECK, SUITS, Card
+from service.rules.building import alternate_colour_down, is_king
+from service.rules.cards import SUITS
 from service.rules.table import Table
 
 COLUMNS = udp.COLUMNS
@@ -36,9 +37,6 @@ STOCK = COLUMNS + 1
 FOUNDATION = COLUMNS + 2
 UNKNOWN = -1
 
-CARDS: tuple[Card, ...] = CANONICAL_DECK
-NUMBER: dict[Card, int] = {c: i for i, c in enumerate(CARDS)}
-SUIT: tuple[int, ...] = tuple(SUITS.index(c[1]) for c in CARDS)
 KING: tuple[bool, ...] = tuple(is_king(c) for c in CARDS)
 #: BUILDS[a][b]: may column card ``a`` lie on ``b``? (the rules' ``alternate_colour_down``)
 BUILDS: tuple[tuple[bool, ...], ...] = tuple(
@@ -49,19 +47,6 @@ ONTO: tuple[tuple[int, ...], ...] = tuple(
     tuple(j for j in range(len(CARDS)) if BUILDS[i][j]) for i in range(len(CARDS))
 )
 
-
-def _height_for(a: Card) -> int:
-    """The foundation height (cards on it) ``a`` goes on, from the rules' own predicate."""
-    s = SUITS.index(a[1])
-    for h in range(13):
-        top = None if h == 0 else CARDS[13 * s + h - 1]
-        if same_suit_up(a, top):
-            return h
-    raise AssertionError(a)
-
-
-#: HEIGHT[a]: how many cards a foundation of a's suit holds when ``a`` goes on it.
-HEIGHT: tuple[int, ...] = tuple(_height_for(a) for a in CARDS)
 
 Column = tuple[int, ...]
 Columns = tuple[Column, ...]
