@@ -487,11 +487,16 @@ class Games:
             return loaded
 
     def owner(self, game_id: uuid.UUID) -> uuid.UUID | None:
-        """Whose game this is (None if there is no such game): from a cached state (a game's
-        player never changes), else from the history projection that every deal writes in its
-        own transaction. Cheap enough to ask before anything else about a request."""
+        """Whose game this is on the games routes (None if there is no such game): from a
+        cached state (a game's player never changes), else from the history projection that
+        every deal writes in its own transaction. Cheap enough to ask before anything else
+        about a request. A duel seat's game is nobody's here, whichever worker answers: it is
+        seen and played through its duel (and has no history row)."""
         cached = self._cache.get(game_stream(game_id))
         if cached is not None:
+            info = cached.state.info
+            if info is not None and info.duel_id is not None:
+                return None
             return uuid.UUID(cached.state.player_id)
         with self._uow() as uow:
             uow.outside_transaction()

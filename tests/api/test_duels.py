@@ -896,9 +896,12 @@ def test_seats_deal_once_and_only_their_own(http: Http, clock: FakeClock) -> Non
     # staff do not play, players do not void or read the raw stream
     seat_refused(http, http.operator_key, duel_id, "deal", {}, 403, "forbidden")
     assert_problem(http.get(f"/v1/duels/{duel_id}/events", a.token), 403, "forbidden")
-    # a seat's game plays only through its duel
+    # a seat's game plays, and is seen, only through its duel: the same answer from every
+    # worker (this one holds the game in its cache, another would not)
     response = http.post(f"/v1/games/{a_game}/actions", a.token, json={"action": "draw"})
     assert_problem(response, 404, "not-found")
+    for _ in range(2):
+        assert_problem(http.get(f"/v1/games/{a_game}", a.token), 404, "not-found")
     response = http.post(f"/v1/games/{a_game}/void", http.operator_key, json={"reason": "x"})
     assert_problem(response, 404, "not-found")
     # and a duel's game is never dealt as a game of its own
