@@ -271,8 +271,11 @@ class Duels:
                     uow.commit()
                 self._games.cached(game)
                 return loaded
-            except ConcurrencyConflict:
-                if attempt == 2:
+            except ConcurrencyConflict as conflict:
+                # Another command on this seat's game got there first: refused, as a game's
+                # command is (trying again would apply both). Only a race on the duel's own
+                # stream (another seat finishing, the clock settling) is tried again.
+                if attempt == 2 or conflict.stream_id != duel_stream(duel_id):
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
 

@@ -19,6 +19,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
 
 from events.codec import decode_game
 from service import game as g
@@ -48,6 +51,7 @@ from tests.api.duel_support import (
 )
 from tests.api.factories import Player, WalletFactory
 from tests.api.play import assert_none_of, cards_in
+from tests.api.test_concurrency import event_types, race, statuses
 from tests.builders import easy_deck
 
 __all__ = ["clock"]
@@ -711,6 +715,29 @@ def test_racing_settlements_pay_the_pot_once(
         assert statement(http, b, "sandbox")[0] == ("duel-prize", 3_600, stream(duel_id))
         assert pot_balance(admin_conn, duel_id) == 0
         assert_books_balance(admin_conn, duel_id)
+
+
+def test_simultaneous_draws_on_one_seat_apply_exactly_one(
+    app: Flask, http: Http, clock: FakeClock, admin_conn: DbConn
+) -> None:
+    """A seat's command conflicts as a game's does: of four draws that read one version, one
+    applies and three are told 409 (none is quietly applied again on top of it)."""
+    a, b = funded(1_000), funded(1_000)
+    duel_id = join(http, a.id, 1_000, deck=DECK)["id"]
+    join(http, b.id, 1_000)
+    a_game = seat_call(http, a.token, duel_id, "deal")["you"]["game_id"]
+    path = f"/v1/duels/{duel_id}/actions"
+
+    def draw(client: FlaskClient) -> TestResponse:
+        return client.post(
+            path, json={"action": "draw"}, headers={"Authorization": f"Bearer {a.token}"}
+        )
+
+    answers = race(app, [draw] * 4, hold=admin_conn)
+    assert statuses(answers) == [200, 409, 409, 409]
+    for refused in (r for r in answers if r.status_code == 409):
+        assert_problem(refused, 409, "concurrent-update")
+    assert event_types(admin_conn, f"game-{a_game}").count("CardDrawn") == 1
 
 
 # --- 7. retries ---------------------------------------------------------------------------------
