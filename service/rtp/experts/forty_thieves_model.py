@@ -26,10 +26,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from service.games import forty_thieves as ft
-from service.rtp.experts.cards import CARDS, HEIGHT, NUMBER, SUIT
+from service.rtp.experts.cards import CARDS, HEIGHT, NUMBER, SUIT, paired_heights
 from service.rules.actions import Draw, MoveCards, PlayAction
 from service.rules.building import same_suit_down
-from service.rules.cards import SUITS
 from service.rules.table import Table
 
 COLUMNS = ft.COLUMNS
@@ -67,15 +66,7 @@ def state_of(table: Table) -> State:
     piles = table.piles
     columns = tuple(tuple(NUMBER[c] for c in piles[t].up) for t in ft.T)
     waste = tuple(NUMBER[c] for c in piles[ft.W].up)
-    heights = [[0, 0] for _ in SUITS]
-    used = [0] * len(SUITS)
-    for f in ft.F:
-        cards = piles[f].up
-        if cards:
-            s = SUITS.index(cards[0][1])
-            heights[s][used[s]] = len(cards)
-            used[s] += 1
-    found = tuple(h for pair in heights for h in sorted(pair, reverse=True))
+    found = paired_heights(table, ft.F)
     return columns, waste, 0, found
 
 

@@ -25,10 +25,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from service.games import upside_down_pyramid as udp
-from service.rtp.experts.cards import CARDS, HEIGHT, NUMBER, SUIT
+from service.rtp.experts.cards import CARDS, HEIGHT, NUMBER, SUIT, paired_heights
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle
 from service.rules.building import alternate_colour_down, is_king
-from service.rules.cards import SUITS
 from service.rules.table import Table
 
 COLUMNS = udp.COLUMNS
@@ -67,15 +66,7 @@ def state_of(table: Table) -> State:
     columns = tuple(tuple(NUMBER[c] for c in piles[t].up) for t in udp.T)
     waste = tuple(NUMBER[c] for c in piles[udp.W].up)
     stock = tuple(NUMBER[s] if isinstance(s, str) else UNKNOWN for s in piles[udp.S].cards)
-    heights = [[0, 0] for _ in SUITS]
-    used = [0] * len(SUITS)
-    for f in udp.F:
-        cards = piles[f].up
-        if cards:
-            s = SUITS.index(cards[0][1])
-            heights[s][used[s]] = len(cards)
-            used[s] += 1
-    found = tuple(h for pair in heights for h in sorted(pair, reverse=True))
+    found = paired_heights(table, udp.F)
     passes = table.passes_left if table.passes_left is not None else udp.PASSES
     return columns, waste, stock, passes, found
 
