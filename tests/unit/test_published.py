@@ -10,19 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from service.errors import InvalidArgument
 from service.games import STANDALONE, VEGAS_DRAW1, VEGAS_DRAW3
 from service.rtp import published
 from service.rtp.players import KINDS
-from service.rtp.roster import NOT_STRONG_HERE, player_for
+from service.rtp.roster import STRONG, STRONG_FOR_GAME, player_for
 from service.rtp.simulate import rtp_of
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 #: Seed 001 fixes Vegas Klondike's M; they publish what strong play gets, whatever it is.
 SEED_PRICED = {VEGAS_DRAW1.id, VEGAS_DRAW3.id}
-#: Games whose family's strong player does not beat the bot there: they show the bot's figure.
-BOT_BEST = set(NOT_STRONG_HERE)
-STRONG_MEASURED = sorted(set(STANDALONE) - BOT_BEST)
 PRICED = sorted(set(STANDALONE) - SEED_PRICED)
 
 
@@ -44,7 +40,7 @@ def test_every_game_publishes_all_three_players_measured_by_today_s_players(
 ) -> None:
     rules = STANDALONE[game_id]
     measured = published.measurements(game_id)
-    assert set(measured) == set(KINDS) - ({"strong"} if game_id in BOT_BEST else set())
+    assert set(measured) == set(KINDS)
     for kind, m in measured.items():
         # A player changed since it was measured must be measured again (a new version).
         assert m.player == player_for(rules, kind).version, (game_id, kind)
@@ -53,12 +49,7 @@ def test_every_game_publishes_all_three_players_measured_by_today_s_players(
     assert found.multiplier == rules.multiplier
     assert found.bot == published.figure(measured["bot"])
     assert found.bot.rtp == str(rtp_of(game_id, measured["bot"].histogram).rtp)
-    if game_id in BOT_BEST:
-        assert found.displayed == found.bot
-        assert found.strong is None
-        assert "Strong play is not yet measured" in found.basis
-    else:
-        assert found.displayed == found.strong == published.figure(measured["strong"])
+    assert found.displayed == found.strong == published.figure(measured["strong"])
 
 
 def test_a_game_not_yet_measured_by_a_strong_player_shows_the_bot_s_figure_and_says_so() -> None:
@@ -72,7 +63,7 @@ def test_a_game_not_yet_measured_by_a_strong_player_shows_the_bot_s_figure_and_s
     assert "not yet measured" not in found.basis
 
 
-@pytest.mark.parametrize("game_id", STRONG_MEASURED)
+@pytest.mark.parametrize("game_id", list(STANDALONE))
 def test_the_strong_player_beats_the_bot_and_the_bound_beats_both(game_id: str) -> None:
     found = _published(game_id)
     assert found.clairvoyant is not None
@@ -80,15 +71,13 @@ def test_the_strong_player_beats_the_bot_and_the_bound_beats_both(game_id: str) 
     assert bot < strong <= bound
 
 
-@pytest.mark.parametrize("game_id", sorted(BOT_BEST))
-def test_a_game_without_a_strong_player_still_publishes_its_bound_above_the_bot(
-    game_id: str,
-) -> None:
-    found = _published(game_id)
-    assert found.clairvoyant is not None
-    assert Decimal(found.bot.rtp) < Decimal(found.clairvoyant.rtp)
-    with pytest.raises(InvalidArgument):
-        player_for(STANDALONE[game_id], "strong")
+def test_a_game_s_own_strong_player_plays_it_and_no_other_game() -> None:
+    """Vegas draw one has its own (the family's lost to the bot there); draw three keeps the
+    family's."""
+    for game_id, player in STRONG_FOR_GAME.items():
+        assert player_for(STANDALONE[game_id], "strong") == player
+    assert player_for(VEGAS_DRAW1, "strong").version == "klondike-rollout/1"
+    assert player_for(VEGAS_DRAW3, "strong") == STRONG["klondike"]
 
 
 @pytest.mark.parametrize("game_id", PRICED)
@@ -100,7 +89,7 @@ def test_each_game_is_priced_into_the_band_against_the_strong_player(game_id: st
     assert not _published(game_id).beats_the_house
 
 
-@pytest.mark.parametrize("game_id", sorted(SEED_PRICED - BOT_BEST))
+@pytest.mark.parametrize("game_id", sorted(SEED_PRICED))
 def test_vegas_keeps_seed_001_s_m_and_says_whether_strong_play_beats_the_house(
     game_id: str,
 ) -> None:

@@ -27,6 +27,22 @@ Klondike), searching the fast model of ``klondike_model`` (its docstring has the
 
   Budget per decision: at most samples x candidates x budget positions (8 x ~3 x 60).
 
+- ROLLOUT (Vegas draw one, one pass; ``rollout_player``): there a sampled world's solver plans
+  on a stock order no player can know, and lost to the bot (RTP.md), so this player improves
+  on the reference bot itself, one decision at a time (a rollout policy: playing the better of
+  the bot's move and another, judged by the bot's own play after each, can only gain in
+  expectation). It sees what STRONG sees. Each decision: a turn, and a card ``Solver.settle``
+  sends up safely, are played at once; otherwise the candidates are the bot's move (the model's
+  mirror of it, ``klondike_model.Bot``) and the moves the solver's generator offers. If there
+  is more than the bot's move, it samples worlds in rounds of ``samples`` (at most ``rounds``),
+  and in each world plays the bot to the end after every candidate (``Bot.rollout``), scoring
+  each candidate by its cards minus the bot's move's cards in the same world. It leaves the
+  bot's move only for a candidate whose mean gain is above ``margin`` cards and ``z`` standard
+  errors; it stops sampling when one is, or when no candidate could still be (every mean plus
+  two standard errors at or below ``margin``).
+
+  Budget per decision: at most rounds x samples x candidates bot play-outs (6 x 16 x ~3).
+
 - CLAIRVOYANT: knows every card (``knowledge.clear_table`` with the deal's secrets). It searches
   the true world depth first (``CLAIRVOYANT_BUDGET`` positions); if that does not win, a guided
   descent (``klondike_model.descend``: from each position, a ``DESCENT_BUDGET``-position search
@@ -55,6 +71,13 @@ SAMPLES = 8
 BUDGET = 60
 #: After this many worlds, a decision whose candidates all scored alike in each is settled.
 TIE_CHECK = 4
+#: The rollout player: worlds per round, rounds at most, and the gate a gain must pass.
+ROLLOUT_SAMPLES = 16
+ROLLOUT_ROUNDS = 6
+ROLLOUT_MARGIN = 0.1
+ROLLOUT_Z = 2.5
+#: Bot play-outs remembered per deal (a world's position fixes the bot's play from it).
+CACHE_LIMIT = 200_000
 CLAIRVOYANT_BUDGET = 20_000
 DESCENT_BUDGET = 200
 DESCENT_TOTAL = 40_000
@@ -177,7 +200,106 @@ def clairvoyant_player(
     )
 
 
+def rollout_player(version: str, samples: int, rounds: int, margin: float, z: float) -> Player:
+    def start(rules: GameRules, rng: random.Random, secrets: Secrets | None) -> Choose:
+        model = km.Model(rules)
+        solver = km.Solver(model)
+        bot = km.Bot(model, rules.passes is None)
+        cache: dict[object, int] = {}  # a world's position -> the bot's cards from there
+
+        def choose(table: Table, legal: Sequence[PlayAction]) -> PlayAction | None:
+            actions = [a for a in legal if not isinstance(a, Undo)]
+            if not actions:
+                return None
+            for a in actions:
+                if isinstance(a, Turn):
+                    return a  # turning only shows a card
+            st = km.state_of(table)
+            auto: list[km.Move] = []
+            solver.settle(st, auto)
+            if auto:
+                return km.real_action(table, auto[0])
+            piles = km.piles_of(table)
+            mine = bot.move(st, piles)
+            legal_moves = {model.move_of(table, a) for a in actions}
+            cands: list[km.Move] = []
+            for seg, _child in solver.moves(st, stock_moves=False):
+                if seg[0] in legal_moves and seg[0] != mine and seg[0] not in cands:
+                    cands.append(seg[0])
+            if cands:
+                if len(cache) > CACHE_LIMIT:
+                    cache.clear()
+                better = _improve(
+                    rules, model, bot, table, st, piles, mine, cands, rng, cache,
+                    samples, rounds, margin, z,
+                )  # fmt: skip
+                if better is not None:
+                    mine = better
+            return None if mine is None else km.real_action(table, mine)
+
+        return choose
+
+    return Player(
+        "strong",
+        version,
+        start,
+        f"the reference bot improved by play-outs: each decision's other candidate moves are "
+        f"scored against the bot's own by the bot's play to the end in sampled worlds (rounds "
+        f"of {samples}, at most {rounds}), and one replaces the bot's move only when its mean "
+        f"gain is above {margin} cards and {z} standard errors",
+    )
+
+
+def _improve(
+    rules: GameRules,
+    model: km.Model,
+    bot: km.Bot,
+    table: Table,
+    st: km.State,
+    piles: km.Piles,
+    mine: km.Move | None,
+    cands: list[km.Move],
+    rng: random.Random,
+    cache: dict[object, int],
+    samples: int,
+    rounds: int,
+    margin: float,
+    z: float,
+) -> km.Move | None:
+    """The candidate that beats the bot's move ``mine`` by the gate, or None to keep it."""
+    unseen = [NUMBER[c] for c in knowledge.unseen(rules, table)]
+    gains: list[list[int]] = [[] for _ in cands]
+    for _ in range(rounds):
+        for _ in range(samples):
+            rng.shuffle(unseen)
+            world = km.fill(st, unseen)
+            base = (
+                km.units(st)
+                if mine is None
+                else bot.rollout(model.step(world, mine), km.piles_after(piles, world, mine), cache)
+            )
+            for k, m in enumerate(cands):
+                after = bot.rollout(model.step(world, m), km.piles_after(piles, world, m), cache)
+                gains[k].append(after - base)
+        best: km.Move | None = None
+        best_mean = margin
+        undecided = False
+        for k, g in enumerate(gains):
+            mean = sum(g) / len(g)
+            se = math.sqrt(sum((x - mean) ** 2 for x in g) / (len(g) - 1) / len(g))
+            if mean > best_mean and mean > z * se:
+                best, best_mean = cands[k], mean
+            elif mean + 2 * se > margin:
+                undecided = True
+        if best is not None or not undecided:
+            return best
+    return None
+
+
 STRONG = strong_player("klondike-strong/1", SAMPLES, BUDGET)
+ROLLOUT = rollout_player(
+    "klondike-rollout/1", ROLLOUT_SAMPLES, ROLLOUT_ROUNDS, ROLLOUT_MARGIN, ROLLOUT_Z
+)
 CLAIRVOYANT = clairvoyant_player(
     "klondike-clairvoyant/1", CLAIRVOYANT_BUDGET, DESCENT_BUDGET, DESCENT_TOTAL
 )
