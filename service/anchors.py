@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from events.anchor import (
     load_public_keys,
     new_private_pem,
     public_pem,
+    signature_holds,
     step,
     verify_document,
 )
@@ -36,8 +38,11 @@ from service.config import Settings
 from service.errors import NotFound
 from service.key_files import generated_once
 from service.log_verification import (
+    beyond_log_findings,
     cause_findings,
+    placement_findings,
     projection_findings,
+    reconciliation_findings,
     trusted_checkpoints,
     verify_log,
 )
@@ -48,6 +53,9 @@ from service.verification import Finding
 log = logging.getLogger(__name__)
 
 KEY_FILE = "anchor-signing-key.pem"
+#: How far the log's times may step back from one position to the next: concurrent appends
+#: take their positions and their clock in either order, and none lasts longer than this.
+APPEND_SLACK = timedelta(minutes=5)
 
 
 def embedded_signing_key(data_dir: Path) -> bytes:
@@ -117,18 +125,19 @@ class Anchors:
     def _make(self, uow: UnitOfWork, requested_by: str) -> tuple[StoredCheckpoint, bool]:
         latest = uow.checkpoints.latest()
         position, now = uow.checkpoints.log_head()
-        if latest is not None and latest.position >= position:
+        if latest is not None and latest.position >= position and self._holds(latest, position):
             return latest, False
-        if latest is None:
-            seq, events, (after, log_hash) = 1, 0, START
+        base, reached = self._base(uow, latest, position)
+        if latest is not None and reached >= position:
+            # A row passed over covers the log's head: the next one can only follow it (the
+            # database wants positions to grow) once the log moves on.
+            return base or latest, False
+        if base is None:
+            events, (after, log_hash) = 0, START
         else:
-            before = Checkpoint.from_message(latest.message)
-            seq, events, after, log_hash = (
-                before.seq + 1,
-                before.events,
-                before.position,
-                before.log_hash,
-            )
+            before = Checkpoint.from_message(base.message)
+            events, after, log_hash = before.events, before.position, before.log_hash
+        seq = 1 if latest is None else latest.seq + 1
         previous = (after, log_hash)
         heads: dict[str, tuple[int, str]] = {}
         for entry in uow.checkpoints.entries(after, position):
@@ -160,6 +169,40 @@ class Anchors:
         uow.checkpoints.add(stored, head_rows)
         log.info("checkpoint %d signed at position %d (%d events)", seq, position, events)
         return stored, True
+
+    def _holds(self, stored: StoredCheckpoint, head: int) -> bool:
+        """Is ``stored`` a checkpoint this service signed, inside the log?"""
+        if stored.position > head or not signature_holds(
+            stored.message.encode(), stored.signature, self._public_keys, stored.key_id
+        ):
+            return False
+        signed = Checkpoint.from_message(stored.message)
+        return (signed.seq, signed.position) == (stored.seq, stored.position)
+
+    def _base(
+        self, uow: UnitOfWork, latest: StoredCheckpoint | None, head: int
+    ) -> tuple[StoredCheckpoint | None, int]:
+        """The checkpoint the next one extends, the newest that holds, and the furthest
+        position inside the log any row from it on covers (the next one must pass it). A row
+        that does not hold (a forged signature, a position beyond the log) is passed over and
+        logged, never extended, so no row can stop the signing; the audit names it
+        (checkpoint-signature, checkpoint-beyond-log)."""
+        candidate = latest
+        reached = 0
+        while candidate is not None:
+            if candidate.position <= head:
+                reached = max(reached, candidate.position)
+            if self._holds(candidate, head):
+                return candidate, reached
+            log.error(
+                "checkpoint %d (position %d) was not signed by this service or lies beyond the "
+                "log: passed over; the audit names it",
+                candidate.seq,
+                candidate.position,
+            )
+            older = uow.checkpoints.page(before=candidate.seq, limit=1)
+            candidate = older[0] if older else None
+        return None, reached
 
     def page(self, *, before: int | None, limit: int) -> list[StoredCheckpoint]:
         with self._uow() as uow:
@@ -253,7 +296,10 @@ class Anchors:
         heads = uow.checkpoints.heads()
         anchored, findings = trusted_checkpoints(stored, heads, self._public_keys)
         position, _ = uow.checkpoints.log_head()
+        findings += beyond_log_findings(stored, position)
         findings += verify_log(anchored, uow.checkpoints.entries(0, position))
+        findings += placement_findings(uow.checkpoints.out_of_place(position, APPEND_SLACK))
         findings += cause_findings(uow.checkpoints.missing_causes())
         findings += projection_findings(uow.checkpoints.orphan_projections())
+        findings += reconciliation_findings(uow.checkpoints.misdated_reconciliations(APPEND_SLACK))
         return findings

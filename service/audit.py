@@ -42,36 +42,51 @@ LOG_UNIT = "log"
 #: The check of the log unit (service.anchors.Anchors.findings, which holds the public keys).
 LogCheck = Callable[[UnitOfWork], list[Finding]]
 
+# A duel's stream, or a duel seat's game, is audited once the duel has ended: until then every
+# seat's cards are sealed from staff (service.game_service.seal_seat_from_staff), and its
+# checks need the revealed seed anyway. A game's first event names its duel, if any.
+ENDED_DUEL = """(SELECT 1 FROM events o
+                  WHERE o.stream_id = {} AND o.type IN ('DuelSettled', 'DuelCancelled'))"""
+SEAT_ENDED = (
+    " AND (e.data->>'duel_id' IS NULL OR EXISTS "
+    + ENDED_DUEL.format("'duel-' || (e.data->>'duel_id')")
+    + ")"
+)
+
 # Game streams in the log: all, those dealt in a date range, or one player's.
-ALL_GAMES_SQL = """
-SELECT stream_id FROM events WHERE version = 1 AND stream_id LIKE 'game-%%' ORDER BY position
-"""
-GAMES_BETWEEN_SQL = """
-SELECT stream_id FROM events
- WHERE version = 1 AND stream_id LIKE 'game-%%'
-   AND recorded_at >= %(start)s AND recorded_at <= %(last)s
+ALL_GAMES_SQL = f"""
+SELECT stream_id FROM events e
+ WHERE version = 1 AND stream_id LIKE 'game-%%'{SEAT_ENDED}
  ORDER BY position
 """
-PLAYER_GAMES_SQL = """
-SELECT stream_id FROM events
- WHERE version = 1 AND stream_id LIKE 'game-%%' AND data->>'player_id' = %(player_id)s
+GAMES_BETWEEN_SQL = f"""
+SELECT stream_id FROM events e
+ WHERE version = 1 AND stream_id LIKE 'game-%%'
+   AND recorded_at >= %(start)s AND recorded_at <= %(last)s{SEAT_ENDED}
+ ORDER BY position
+"""
+PLAYER_GAMES_SQL = f"""
+SELECT stream_id FROM events e
+ WHERE version = 1 AND stream_id LIKE 'game-%%' AND data->>'player_id' = %(player_id)s{SEAT_ENDED}
  ORDER BY position
 """
 PLAYER_STREAMS_SQL = """
 SELECT stream_id FROM events WHERE version = 1 AND stream_id LIKE 'player-%%' ORDER BY position
 """
-# Duel streams: all, or those opened in a date range.
-DUELS_SQL = """
-SELECT stream_id FROM events
+# Duel streams that have ended: all, or those opened in a date range.
+DUELS_SQL = f"""
+SELECT stream_id FROM events e
  WHERE version = 1 AND stream_id LIKE 'duel-%%'
    AND (%(start)s::timestamptz IS NULL OR recorded_at >= %(start)s::timestamptz)
    AND (%(last)s::timestamptz IS NULL OR recorded_at <= %(last)s::timestamptz)
+   AND EXISTS {ENDED_DUEL.format("e.stream_id")}
  ORDER BY position
 """
-# The duels a player sat in.
-PLAYER_DUELS_SQL = """
-SELECT DISTINCT stream_id FROM events
+# The ended duels a player sat in.
+PLAYER_DUELS_SQL = f"""
+SELECT DISTINCT stream_id FROM events e
  WHERE stream_id LIKE 'duel-%%' AND type = 'SeatTaken' AND data->>'player_id' = %(player_id)s
+   AND EXISTS {ENDED_DUEL.format("e.stream_id")}
 """
 
 # A stream's ledger postings, with their transactions.

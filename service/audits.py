@@ -11,7 +11,7 @@ from typing import Any
 from service import audit
 from service.context import Actor
 from service.errors import GameNotFinished, InvalidArgument, NotFound
-from service.game_service import game_stream
+from service.game_service import game_stream, seal_seat_from_staff
 from service.paytable import Paytable
 from service.replay import Replay, build_replay
 from service.storage.significant import SignificantEvent
@@ -38,12 +38,14 @@ class Audits:
         """The replay of a game as ``actor`` may see it: auditors any game, in progress too;
         a player only their own finished games, masked as in play."""
         stream = game_stream(game_id)
+        masked = actor.role != "auditor"
         with self._uow() as uow:
             records = uow.events.read_stream(stream)
             postings = audit.stream_postings(uow, stream)
+            if records and not masked:
+                seal_seat_from_staff(uow, records[0].data.get("duel_id"))
         if not records:
             raise NotFound("game", game_id)
-        masked = actor.role != "auditor"
         if masked:
             if records[0].data.get("player_id") != actor.id:
                 raise NotFound("game", game_id)

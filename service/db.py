@@ -332,11 +332,13 @@ class ResilientPool(ConnectionPool):
 # that login could let it change history: being a superuser, creating roles (before
 # PostgreSQL 16 that includes granting itself any role), bypassing row security, owning the
 # event store's tables, being a member of their owner's role (it may SET ROLE to it), or being
-# granted a change to the log some other way (pg_write_all_data, a stray GRANT).
+# granted a write to the log some other way (pg_write_all_data, a stray GRANT): since
+# migrations/0016 the service appends only through append_events, so even INSERT is too much.
 LOGIN_SQL = """
 SELECT r.rolname, r.rolsuper, r.rolcreaterole, r.rolbypassrls, t.owner,
        coalesce(pg_has_role(session_user, t.owner, 'MEMBER'), false),
-       coalesce(has_table_privilege(session_user, t.oid, 'UPDATE, DELETE, TRUNCATE'), false)
+       coalesce(has_table_privilege(session_user, t.oid, 'INSERT, UPDATE, DELETE, TRUNCATE'),
+                false)
   FROM pg_roles r
   LEFT JOIN (SELECT oid, pg_get_userbyid(relowner) AS owner
                FROM pg_class WHERE oid = to_regclass('events')) t ON true
@@ -363,7 +365,7 @@ def privileged_login(conn: psycopg.Connection[Any]) -> tuple[str, list[str]]:
     elif member:
         reasons.append(f"may SET ROLE to {owner!r}, the owner of the event store's tables")
     elif may_change:
-        reasons.append("may UPDATE, DELETE or TRUNCATE the event log")
+        reasons.append("may INSERT, UPDATE, DELETE or TRUNCATE the event log")
     return str(role), reasons
 
 

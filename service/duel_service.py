@@ -24,7 +24,7 @@ from service import game as g
 from service.clock import Clock, instant, parse_instant, system_clock
 from service.context import SYSTEM, Actor, RequestContext, event_metadata
 from service.duel_verification import DuelVerification, SeatStream, verify_duel
-from service.errors import CertificationDisabled, NotFound, RuleViolation, TimeUp
+from service.errors import CertificationDisabled, DuelNotOver, NotFound, RuleViolation, TimeUp
 from service.game_service import (
     CertificationDeal,
     Games,
@@ -42,6 +42,9 @@ from service.unit_of_work import UnitOfWork
 
 #: Who the clock's decisions are recorded as.
 SWEEPER = Actor("duel-sweep", SYSTEM.role)
+#: What of a seat's result staff see only once the duel has ended, and what they see instead.
+SEALED_RESULT = ("points", "units", "reason")
+MASKED = "hidden until the duel ends"
 
 
 def duel_stream(duel_id: uuid.UUID | str) -> str:
@@ -204,7 +207,7 @@ class Duels:
             game_id = uuid.uuid4()
             limit = d.KLONDIKE_DUEL_TIME
             events = d.decide(state, d.DealSeat(str(player_id), str(game_id), now + limit))
-            secret = self._games.secret_in(uow, duel_id)
+            secret = self._games.secret_in(uow, duel_id, opened.seed_commitment)
             start = g.StartGame(
                 game_id=str(game_id),
                 player_id=str(player_id),
@@ -304,7 +307,7 @@ class Duels:
     def _settle_if_done(self, uow: UnitOfWork, state: d.Duel) -> list[DuelEvent]:
         if not state.all_finished or state.is_over:
             return []
-        secret = self._games.secret_in(uow, uuid.UUID(state.duel_id))
+        secret = self._games.secret_in(uow, uuid.UUID(state.duel_id), _commitment(state))
         return d.decide(state, d.Settle(secret.seed_hex, secret.deck))
 
     # --- the clock: filling, timing out, settling -----------------------------------------------
@@ -334,7 +337,7 @@ class Duels:
                 ended: list[LoadedGame] = []
                 fill_by = state.fill_by
                 if state.status == "open" and fill_by is not None and now >= fill_by:
-                    secret = self._games.secret_in(uow, duel_id)
+                    secret = self._games.secret_in(uow, duel_id, _commitment(state))
                     events = d.decide(
                         state,
                         d.Cancel("not-filled", False, secret.seed_hex, secret.deck, now=now),
@@ -399,7 +402,7 @@ class Duels:
                 if not game.state.is_over:
                     game, _ = self._games.command_in(uow, request, game, lambda _: g.Void(reason))
                     games.append(game)
-            secret = self._games.secret_in(uow, duel_id)
+            secret = self._games.secret_in(uow, duel_id, _commitment(state))
             events = d.decide(state, d.Cancel(reason, True, secret.seed_hex, secret.deck))
             loaded = self._append(uow, request, state, records, events, duel_id)
             refunded = sum(s.fee for s in state.seats)
@@ -474,6 +477,8 @@ class Duels:
             state = d.fold(_decode_duel(records))
             if actor.role == "player" and (state.seat_of(actor.id) is None or not state.is_over):
                 raise NotFound("duel", duel_id)
+            if not state.is_over:  # staff: every seat's game is in it (service.game_service)
+                raise DuelNotOver(duel_id)
             seats = {
                 s.game_id: SeatStream(
                     uow.events.read_stream(game_stream(s.game_id)),
@@ -490,6 +495,20 @@ class Duels:
         if not records:
             raise NotFound("duel", duel_id)
         return records
+
+    @staticmethod
+    def shown_records(records: Sequence[RecordedEvent]) -> list[RecordedEvent]:
+        """The duel's stream as staff may see it: until the duel has ended, a seat's result
+        (its points, cards up and how it ended) is masked, as the duel's view hides it, since
+        a score tells how the deal plays; its seat, game and time stay."""
+        if d.fold(_decode_duel(records)).is_over:
+            return list(records)
+        return [
+            replace(r, data={**r.data, **dict.fromkeys(SEALED_RESULT, MASKED)})
+            if r.type == "SeatFinished"
+            else r
+            for r in records
+        ]
 
     # --- shared steps ---------------------------------------------------------------------------
 
@@ -629,3 +648,8 @@ class Duels:
 
 def _decode_duel(records: Sequence[RecordedEvent]) -> list[DuelEvent]:
     return [decode_duel(r.type, r.schema_version, r.data) for r in records]
+
+
+def _commitment(state: d.Duel) -> str | None:
+    """The commitment the duel's secret must match."""
+    return state.opened.seed_commitment if state.opened is not None else None

@@ -168,3 +168,21 @@ class InvalidArgument(Exception):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+class IntegrityBreach(Exception):
+    """Stored data failed a check no legitimate write can fail (a sealed secret that is not the
+    game's, a balance its postings do not explain): someone wrote around the service. Nothing
+    is applied, and it is logged for the operator."""
+
+
+class DuelNotOver(Exception):
+    """Staff asked for a duel seat's game (its view, events or replay) or a duel's replay
+    before the duel settled: every seat plays the same deck, so one seat's cards are the
+    others' sealed cards, and a score tells how the deal plays."""
+
+    def __init__(self, duel_id: object) -> None:
+        super().__init__(
+            f"duel {duel_id} has not ended: its seats' games are sealed until it settles"
+        )
+        self.duel_id = duel_id

@@ -26,7 +26,14 @@ from service import game as g
 from service import ledger, shuffle, snapshots
 from service.clock import Clock, system_clock
 from service.context import Actor, RequestContext, event_metadata
-from service.errors import CertificationDisabled, GameInProgress, NotFound, VersionMismatch
+from service.errors import (
+    CertificationDisabled,
+    DuelNotOver,
+    GameInProgress,
+    IntegrityBreach,
+    NotFound,
+    VersionMismatch,
+)
 from service.games import game_named
 from service.paytable import Paytable, Quote, paytable_for
 from service.rules.cards import Card
@@ -319,9 +326,10 @@ class Games:
                         stored = uow.claim(request)
                         if stored is not None:
                             return self._replayed(uow, stored)
-                    loaded = self._load(uow, game_id, request.actor)
+                    loaded = self._load(uow, game_id, None)
                     if loaded.state.info is not None and loaded.state.info.duel_id is not None:
                         raise NotFound("game", game_id)  # a seat's game plays through its duel
+                    self._check_owner(uow, loaded.state, game_id, request.actor)
                     decided = self._decide(
                         uow, loaded, make, expected_version, reveals_seed=reveals_seed
                     )
@@ -375,7 +383,11 @@ class Games:
         if expected_version is not None and expected_version != state.version:
             raise VersionMismatch(expected_version, state.version)
         stream = game_stream(info.game_id)
-        secret = self.secret_in(uow, _secret_id(info)) if reveals_seed else NO_SECRET
+        secret = (
+            self.secret_in(uow, _secret_id(info), info.seed_commitment)
+            if reveals_seed
+            else NO_SECRET
+        )
         sealed = _SealedCards(partial(self._sealed, uow, stream, state))
         redeal = partial(self._redeal_shuffle, uow, state)
         events = g.decide(state, make(secret), sealed, redeal, self.clock())
@@ -430,8 +442,11 @@ class Games:
         recorded = uow.events.append(stream, [NewEvent.of(e, meta) for e in events], 0)
         return self._after(None, g.fold(events), recorded)
 
-    def secret_in(self, uow: UnitOfWork, game_id: uuid.UUID) -> Secret:
-        """The game's secret, decrypted: its server seed (hex) or its given deck."""
+    def secret_in(self, uow: UnitOfWork, game_id: uuid.UUID, commitment: str | None) -> Secret:
+        """The game's secret, decrypted: its server seed (hex) or its given deck. It must be
+        the one the game (or duel) committed to: a secret another game's row held, moved here
+        by someone writing around the service, is refused (IntegrityBreach) before it deals a
+        card."""
         stored = uow.seeds.get(game_id)
         if stored is None:
             return NO_SECRET  # a v1 deal of a given deck: it was recorded in clear
@@ -439,8 +454,14 @@ class Games:
         plain = self._vault.decrypt(token)
         if kind == DECK:
             salt, deck = plain[: shuffle.SEED_BYTES], plain[shuffle.SEED_BYTES :]
-            return Secret(salt.hex(), tuple(deck.decode("ascii").split()))
-        return Secret(plain.hex(), None)
+            secret = Secret(salt.hex(), tuple(deck.decode("ascii").split()))
+        else:
+            secret = Secret(plain.hex(), None)
+        if commitment is not None and not secret.matches(commitment):
+            raise IntegrityBreach(
+                f"the sealed secret stored for {game_id} is not the one it committed to"
+            )
+        return secret
 
     def _sealed(self, uow: UnitOfWork, stream: str, state: g.Game) -> tuple[Card, ...]:
         """The game's unseen cards in sealed order: from the cache, else re-derived from its
@@ -450,7 +471,7 @@ class Games:
             return cached
         info = state.info
         assert info is not None
-        secret = self.secret_in(uow, _secret_id(info))
+        secret = self.secret_in(uow, _secret_id(info), info.seed_commitment)
         deck = secret.dealt(info.client_seed, info.rules.decks) or info.legacy_deck or ()
         hidden = g.hidden_cards(info.rules, deck)
         self._cache.keep_sealed(stream, hidden)
@@ -463,7 +484,7 @@ class Games:
         and its client seed: asked for only when the player redeals."""
         info = state.info
         assert info is not None
-        secret = self.secret_in(uow, _secret_id(info))
+        secret = self.secret_in(uow, _secret_id(info), info.seed_commitment)
         if secret.seed_hex is None:
             raise g.SealedCardMissing("a deal recorded before sealing has no seed to redeal with")
         return shuffle.redeal(bytes.fromhex(secret.seed_hex), info.client_seed, label, cards)
@@ -483,7 +504,7 @@ class Games:
             if not records:
                 raise NotFound("game", game_id)
             loaded = self._after(None, g.fold(decode_records(records)), records)
-            self._check_owner(loaded.state, game_id, actor)
+            self._check_owner(uow, loaded.state, game_id, actor)
             return loaded
 
     def owner(self, game_id: uuid.UUID) -> uuid.UUID | None:
@@ -504,11 +525,13 @@ class Games:
         return row.player_id if row is not None else None
 
     def records(self, game_id: uuid.UUID) -> list[RecordedEvent]:
-        """The raw stream, with hashes, for auditors (the chain is checked on these)."""
+        """The raw stream, with hashes, for auditors (the chain is checked on these); a duel
+        seat's only once its duel has ended."""
         with self._uow() as uow:
             records = uow.events.read_stream(game_stream(game_id))
-        if not records:
-            raise NotFound("game", game_id)
+            if not records:
+                raise NotFound("game", game_id)
+            seal_seat_from_staff(uow, records[0].data.get("duel_id"))
         return records
 
     @staticmethod
@@ -554,7 +577,7 @@ class Games:
             else cached
         )
         assert loaded is not None
-        self._check_owner(loaded.state, game_id, actor)
+        self._check_owner(uow, loaded.state, game_id, actor)
         self._cache.put(stream, loaded)
         return loaded
 
@@ -578,9 +601,16 @@ class Games:
         return text, self._vault.mac(text.encode())
 
     @staticmethod
-    def _check_owner(state: g.Game, game_id: uuid.UUID, actor: Actor | None) -> None:
-        if actor is not None and actor.role == "player" and actor.id != state.player_id:
-            raise NotFound("game", game_id)
+    def _check_owner(
+        uow: UnitOfWork, state: g.Game, game_id: uuid.UUID, actor: Actor | None
+    ) -> None:
+        if actor is None:
+            return
+        if actor.role == "player":
+            if actor.id != state.player_id:
+                raise NotFound("game", game_id)
+        elif state.info is not None:
+            seal_seat_from_staff(uow, state.info.duel_id)
 
     def _replayed(self, uow: UnitOfWork, stored: dict[str, object]) -> LoadedGame:
         """Answer an idempotent retry with the game as the first request left it."""
@@ -714,6 +744,14 @@ def _moves_money(events: Sequence[GameEvent]) -> bool:
     return any(isinstance(e, Collected | Voided) for e in events)
 
 
+def seal_seat_from_staff(uow: UnitOfWork, duel_id: str | None) -> None:
+    """The one rule for staff and a duel seat's game (its view, events, replay, a command's
+    answer): sealed until the duel has ended (DuelNotOver), because every seat plays the same
+    deck, so one seat's cards are every other seat's sealed cards."""
+    if duel_id is not None and not uow.duels.is_over(duel_id):
+        raise DuelNotOver(duel_id)
+
+
 def _secret_id(info: g.GameInfo) -> uuid.UUID:
     """Whose secret a game is dealt from: its own, or for a duel seat's game its duel's."""
     return uuid.UUID(info.duel_id or info.game_id)
@@ -740,6 +778,14 @@ class Secret:
         if self.seed_hex is None:
             return None
         return shuffle.derive_deck(bytes.fromhex(self.seed_hex), client_seed, decks)
+
+    def matches(self, commitment: str) -> bool:
+        """Is this the secret ``commitment`` names?"""
+        if self.seed_hex is None:
+            return False
+        if self.deck is not None:
+            return shuffle.deck_matches(self.deck, self.seed_hex, commitment)
+        return shuffle.seed_matches(self.seed_hex, commitment)
 
 
 NO_SECRET = Secret(None, None)

@@ -24,7 +24,13 @@ from events.anchor import (
     signature_holds,
     step,
 )
-from service.storage.checkpoints import MissingCause, OrphanRow, StoredCheckpoint
+from service.storage.checkpoints import (
+    MisdatedReconciliation,
+    MissingCause,
+    OrphanRow,
+    OutOfPlace,
+    StoredCheckpoint,
+)
 from service.verification import Finding
 
 
@@ -195,4 +201,63 @@ def projection_findings(orphans: Iterable[OrphanRow]) -> list[Finding]:
             "no stream" if o.head == 0 else f"a stream ending at v{o.head}",
         )
         for o in orphans
+    ]
+
+
+def placement_findings(events: Iterable[OutOfPlace]) -> list[Finding]:
+    """Events at a position or a time no append gives (an insert around the append function)."""
+    findings: list[Finding] = []
+    for e in events:
+        where = f"{e.stream_id} v{e.version} (position {e.position})"
+        if e.position <= 0:
+            findings.append(
+                Finding("event-position", where, "a position from 1 on", str(e.position))
+            )
+        elif e.stream_before is not None and e.recorded_at < e.stream_before:
+            findings.append(
+                Finding(
+                    "event-back-dated",
+                    where,
+                    f"recorded at or after its stream's event before it ({e.stream_before})",
+                    str(e.recorded_at),
+                )
+            )
+        else:
+            findings.append(
+                Finding(
+                    "event-back-dated",
+                    where,
+                    f"recorded no earlier than the log before it ({e.log_before}) less the "
+                    "time an append may take",
+                    str(e.recorded_at),
+                )
+            )
+    return findings
+
+
+def beyond_log_findings(stored: Iterable[StoredCheckpoint], head: int) -> list[Finding]:
+    """Stored checkpoints past the log's last position (which no checkpoint can cover)."""
+    return [
+        Finding(
+            "checkpoint-beyond-log",
+            f"checkpoint {row.seq}",
+            f"a position at most the log's last, {head}",
+            str(row.position),
+        )
+        for row in stored
+        if row.position > head
+    ]
+
+
+def reconciliation_findings(rows: Iterable[MisdatedReconciliation]) -> list[Finding]:
+    """Stored reconciliations dated in the future or before one stored earlier."""
+    return [
+        Finding(
+            "reconciliation-time",
+            f"reconciliation {r.seq} of {r.day}",
+            f"stored at a time no later than now ({r.now}) and no earlier than the row before"
+            + ("" if r.before is None else f" ({r.before})"),
+            str(r.computed_at),
+        )
+        for r in rows
     ]

@@ -56,11 +56,9 @@ DELETE_HISTORY_SQL = "DELETE FROM game_history WHERE game_id = %(game_id)s"
 DELETE_PREFERENCES_SQL = "DELETE FROM player_preferences WHERE player_id = %(player_id)s"
 DELETE_SEATS_SQL = "DELETE FROM duel_seats WHERE duel_id = %(duel_id)s"
 DELETE_DUEL_SQL = "DELETE FROM duels WHERE duel_id = %(duel_id)s"
-SET_BALANCE_SQL = """
-INSERT INTO account_balances (account_id, kind, currency, balance)
-SELECT account_id, kind, currency, %(balance)s FROM accounts WHERE account_id = %(account_id)s
-ON CONFLICT (account_id) DO UPDATE SET balance = EXCLUDED.balance
-"""
+# A balance is never set to a figure: it goes back to the balance after its account's latest
+# posting (migrations/0016, restore_balances), which the rebuilt figure must equal.
+SET_BALANCE_SQL = "SELECT restore_balances(ARRAY[%(account_id)s]::text[])"
 
 # Remember how far the rebuild read.
 CHECKPOINT_SQL = """
@@ -247,5 +245,4 @@ def _replace(uow: UnitOfWork, differences: list[Difference], rebuilt: _Rebuilt) 
                     chosen, updated_at = diff.rebuilt
                     uow.projections.save_preferences(player_id, chosen, updated_at)
             else:
-                balance = rebuilt.balances.get(diff.key, 0)
-                cur.execute(SET_BALANCE_SQL, {"account_id": diff.key, "balance": balance})
+                cur.execute(SET_BALANCE_SQL, {"account_id": diff.key})

@@ -31,9 +31,10 @@ blp = Blueprint("audits", __name__, description="Replays, audits and significant
     "layout and outcome, and the verification of the whole game: the revealed seed against "
     "its commitment, the deck re-derived from it, every command re-decided by the rules, the "
     "hash chain, the payout and the ledger postings. Auditors may replay any game, in "
-    "progress too (its seed or deck still secret, so shown as its player sees it); a player "
-    "their own finished games, masked as in play. ?to_version=N shows the game as it stood "
-    "after event N.",
+    "progress too (its seed or deck still secret, so shown as its player sees it), except a "
+    "duel seat's game before its duel has ended (409 duel-in-progress: every seat plays the "
+    "same deck); a player their own finished games, masked as in play. ?to_version=N shows "
+    "the game as it stood after event N.",
 )
 @blp.arguments(schemas.ReplayQuerySchema, location="query", unknown=RAISE)
 @blp.response(200, schemas.ReplaySchema)

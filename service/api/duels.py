@@ -208,8 +208,10 @@ def void(body: dict[str, Any], duel_id: uuid.UUID) -> Any:
 @blp.response(200, schemas.DuelEventStreamSchema)
 @problems(blp, *AUTHENTICATED, 404)
 def events(duel_id: uuid.UUID) -> Any:
-    records = services().duels.records(duel_id)
-    return {"duel_id": duel_id, "chain_intact": chain.verify(records) is None, "events": records}
+    duels = services().duels
+    records = duels.records(duel_id)
+    intact = chain.verify(records) is None
+    return {"duel_id": duel_id, "chain_intact": intact, "events": duels.shown_records(records)}
 
 
 @blp.route("/<uuid:duel_id>/replay", methods=["GET"])
@@ -223,7 +225,7 @@ def events(duel_id: uuid.UUID) -> Any:
     "game's events, the settlement decided again from the seats, and the ledger.",
 )
 @blp.response(200, schemas.DuelReplaySchema)
-@problems(blp, *AUTHENTICATED, 404)
+@problems(blp, *AUTHENTICATED, 404, 409)
 def replay(duel_id: uuid.UUID) -> Any:
     principal = require_principal()
     records, verification = services().duels.verify(duel_id, principal.actor)

@@ -119,7 +119,7 @@ class Game(MethodView):
     )
     @blp.arguments(schemas.GameQuerySchema, location="query", unknown=RAISE)
     @blp.response(200, schemas.GameViewSchema, headers=ETAG)
-    @problems(blp, *AUTHENTICATED, 404, 422)
+    @problems(blp, *AUTHENTICATED, 404, 409, 422)
     def get(self, query: dict[str, Any], game_id: uuid.UUID) -> Any:
         principal = require_principal()
         full = query["view"] == "full"
@@ -227,7 +227,7 @@ def void(body: dict[str, Any], game_id: uuid.UUID) -> Any:
 @allow("auditor")
 @blp.doc(security=BEARER, summary="The game's raw event stream with its hash chain")
 @blp.response(200, schemas.EventStreamSchema)
-@problems(blp, *AUTHENTICATED, 404)
+@problems(blp, *AUTHENTICATED, 404, 409)
 def events(game_id: uuid.UUID) -> Any:
     games = services().games
     records = games.records(game_id)

@@ -18,8 +18,10 @@ from events.records import ConcurrencyConflict
 from service import errors
 from service.errors import (
     CertificationDisabled,
+    DuelNotOver,
     GameInProgress,
     GameNotFinished,
+    IntegrityBreach,
     InvalidArgument,
     NotFound,
     PlayerConflict,
@@ -100,6 +102,13 @@ _TYPES = (
         "A player's replay of a game opens when the game is collected or voided.",
     ),
     ProblemType(
+        "duel-in-progress",
+        409,
+        "Duel in progress",
+        "A duel seat's game (its view, events and replay) and a duel's replay are sealed from "
+        "staff until the duel settles or is cancelled: every seat plays the same deck.",
+    ),
+    ProblemType(
         "time-up",
         409,
         "Time is up",
@@ -170,6 +179,14 @@ _TYPES = (
         500,
         "Internal error",
         "A bug: the request was not applied. It has been logged.",
+    ),
+    ProblemType(
+        "integrity-breach",
+        500,
+        "Integrity check failed",
+        "Stored data failed a check no write through the service can fail (a game's sealed "
+        "secret that its commitment does not name, a balance its postings do not explain): "
+        "nothing was applied, and the operator is alerted.",
     ),
     ProblemType(
         "service-unavailable",
@@ -274,6 +291,8 @@ def from_exception(error: Exception) -> Problem:
         )
     if isinstance(error, GameInProgress):
         return Problem("game-in-progress", str(error), game_id=str(error.game_id))
+    if isinstance(error, DuelNotOver):
+        return Problem("duel-in-progress", str(error), duel_id=str(error.duel_id))
     if isinstance(error, GameNotFinished):
         return Problem("game-not-finished", str(error), game_id=str(error.game_id))
     if isinstance(error, InvalidArgument):
@@ -297,6 +316,11 @@ def from_exception(error: Exception) -> Problem:
         return Problem("player-conflict", str(error))
     if isinstance(error, CertificationDisabled):
         return Problem("certification-disabled", str(error))
+    if isinstance(error, IntegrityBreach):
+        log.critical("integrity breach: %s", error)
+        return Problem(
+            "integrity-breach", "stored data failed an integrity check; nothing was applied"
+        )
     if isinstance(error, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled):
         return Problem(
             "service-unavailable", "the database is busy; retry", headers={"Retry-After": "1"}

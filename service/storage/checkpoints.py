@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -57,19 +57,13 @@ SELECT position, stream_id, version, hash
  LIMIT %(limit)s
 """
 
-# Record a checkpoint. seq is the primary key, so two makers racing cannot both add seq N.
+# Record a checkpoint and the heads of the streams it saw change (migrations/0016,
+# add_checkpoint: the next number, after the latest position and inside the log, dated now).
+# Two makers racing for the same number: unique_violation.
 INSERT_SQL = """
-INSERT INTO log_checkpoints (seq, position, message, signature, key_id, requested_by, created_at)
-VALUES (%(seq)s, %(position)s, %(message)s, %(signature)s, %(key_id)s, %(requested_by)s,
-        %(created_at)s)
-"""
-
-# Record the heads of the streams a checkpoint saw change, in one statement.
-INSERT_HEADS_SQL = """
-INSERT INTO checkpoint_heads (seq, stream_id, version, hash)
-SELECT %(seq)s, h.stream_id, h.version, h.hash
-  FROM unnest(%(streams)s::text[], %(versions)s::int[], %(hashes)s::text[])
-       AS h(stream_id, version, hash)
+SELECT add_checkpoint(%(seq)s, %(position)s, %(message)s, %(signature)s, %(key_id)s,
+                      %(requested_by)s, %(created_at)s, %(streams)s::text[],
+                      %(versions)s::int[], %(hashes)s::text[])
 """
 
 # Every recorded head, checkpoint by checkpoint.
@@ -105,6 +99,43 @@ SELECT r.stream_id, r.version,
 """
 
 
+# Events out of place in the log, up to a position: at or below position 0 (no append puts one
+# there: positions come from the sequence, from 1), stamped before the event before them in
+# their own stream (appends stamp a stream's events in order), or before an event at a lower
+# position by more than the slack (concurrent appends take their positions and their clock in
+# either order, so the log's times may step back a little, never by more than an append lasts).
+OUT_OF_PLACE_SQL = """
+WITH timed AS (
+    SELECT position, stream_id, version, recorded_at,
+           lag(recorded_at) OVER (PARTITION BY stream_id ORDER BY version) AS stream_before,
+           max(recorded_at) OVER (ORDER BY position
+                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS log_before
+      FROM events
+     WHERE position <= %(upto)s
+)
+SELECT position, stream_id, version, recorded_at, stream_before, log_before
+  FROM timed
+ WHERE position <= 0
+    OR recorded_at < stream_before
+    OR recorded_at < log_before - %(slack)s
+ ORDER BY position
+"""
+
+# Stored reconciliations whose time is not the server's: later than now, or earlier than a row
+# stored before them by more than the slack (store_reconciliation stamps each with the time it
+# was stored; two stored at once may take their numbers and their times in either order).
+RECONCILIATION_TIMES_SQL = """
+WITH stored AS (
+    SELECT seq, day, computed_at, lag(computed_at) OVER (ORDER BY seq) AS before
+      FROM reconciliations
+)
+SELECT seq, day, computed_at, before, statement_timestamp()
+  FROM stored
+ WHERE computed_at > statement_timestamp() OR computed_at < before - %(slack)s
+ ORDER BY seq
+"""
+
+
 @dataclass(frozen=True, slots=True)
 class StoredCheckpoint:
     seq: int
@@ -129,6 +160,27 @@ class OrphanRow:
     stream_id: str
     version: int  # the version the read model says the stream reached
     head: int  # the stream's head in the log (0: no stream at all)
+
+
+@dataclass(frozen=True, slots=True)
+class OutOfPlace:
+    """An event whose position or time no append gives."""
+
+    position: int
+    stream_id: str
+    version: int
+    recorded_at: datetime
+    stream_before: datetime | None  # the time of the stream's event before it
+    log_before: datetime | None  # the latest time at a lower position
+
+
+@dataclass(frozen=True, slots=True)
+class MisdatedReconciliation:
+    seq: int
+    day: date
+    computed_at: datetime
+    before: datetime | None  # the time of the row stored before it
+    now: datetime
 
 
 class CheckpointStore:
@@ -191,12 +243,6 @@ class CheckpointStore:
                     "key_id": stored.key_id,
                     "requested_by": stored.requested_by,
                     "created_at": stored.created_at,
-                },
-            )
-            cur.execute(
-                INSERT_HEADS_SQL,
-                {
-                    "seq": stored.seq,
                     "streams": [h[0] for h in heads],
                     "versions": [h[1] for h in heads],
                     "hashes": [h[2] for h in heads],
@@ -221,3 +267,13 @@ class CheckpointStore:
         with self._conn.cursor() as cur:
             cur.execute(ORPHAN_PROJECTIONS_SQL)
             return [OrphanRow(*row) for row in cur.fetchall()]
+
+    def out_of_place(self, upto: int, slack: timedelta) -> list[OutOfPlace]:
+        with self._conn.cursor() as cur:
+            cur.execute(OUT_OF_PLACE_SQL, {"upto": upto, "slack": slack})
+            return [OutOfPlace(*row) for row in cur.fetchall()]
+
+    def misdated_reconciliations(self, slack: timedelta) -> list[MisdatedReconciliation]:
+        with self._conn.cursor() as cur:
+            cur.execute(RECONCILIATION_TIMES_SQL, {"slack": slack})
+            return [MisdatedReconciliation(*row) for row in cur.fetchall()]

@@ -174,6 +174,14 @@ SEATS_SQL = f"SELECT {SEAT_COLUMNS} FROM duel_seats WHERE duel_id = %(duel_id)s 
 # The duel a seat's game belongs to.
 DUEL_OF_GAME_SQL = "SELECT duel_id FROM duel_seats WHERE game_id = %(game_id)s"
 
+# Has the duel ended (settled or cancelled)? Asked of its stream, the truth, not of the duels
+# read model: until then its seats' games are sealed from staff.
+DUEL_OVER_SQL = """
+SELECT EXISTS (SELECT 1 FROM events
+                WHERE stream_id = 'duel-' || %(duel_id)s::text
+                  AND type IN ('DuelSettled', 'DuelCancelled'))
+"""
+
 
 class DuelStore:
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
@@ -258,3 +266,9 @@ class DuelStore:
             cur.execute(DUEL_OF_GAME_SQL, {"game_id": game_id})
             row = cur.fetchone()
             return row[0] if row else None
+
+    def is_over(self, duel_id: uuid.UUID | str) -> bool:
+        with self._conn.cursor() as cur:
+            cur.execute(DUEL_OVER_SQL, {"duel_id": str(duel_id)})
+            row = cur.fetchone()
+            return bool(row and row[0])

@@ -10,6 +10,7 @@ from typing import Any
 
 import psycopg
 
+from service.errors import IntegrityBreach
 from service.ledger import (
     Account,
     Entry,
@@ -18,19 +19,11 @@ from service.ledger import (
     opened_on_use,
 )
 
-# Open accounts (and their zero balances) that do not exist yet.
+# Open accounts (and their zero balances) that do not exist yet (migrations/0016: the service
+# writes the ledger only through these functions).
 ENSURE_ACCOUNTS_SQL = """
-WITH wanted AS (
-    SELECT * FROM unnest(%(ids)s::text[], %(kinds)s::text[], %(currencies)s::text[],
-                         %(players)s::uuid[]) AS a(account_id, kind, currency, player_id)
-), opened AS (
-    INSERT INTO accounts (account_id, kind, currency, player_id)
-    SELECT account_id, kind, currency, player_id FROM wanted
-    ON CONFLICT (account_id) DO NOTHING
-    RETURNING account_id, kind, currency
-)
-INSERT INTO account_balances (account_id, kind, currency, balance)
-SELECT account_id, kind, currency, 0 FROM opened
+SELECT open_accounts(%(ids)s::text[], %(kinds)s::text[], %(currencies)s::text[],
+                     %(players)s::uuid[])
 """
 
 # A transaction already posted under this client transaction id, if any.
@@ -41,35 +34,22 @@ SELECT transaction_id, fingerprint, kind, currency, amount, cause_stream, cause_
  WHERE client_transaction_id = %(client_transaction_id)s
 """
 
-# Post one transaction in one statement: move each balance (a player's only if it stays at or
-# above zero), record the transaction, and record each posting with the balance before and
-# after. A player posting that would overdraw is left out of "moved"; the caller sees fewer
-# postings than asked for and rolls the whole transaction back.
+# Post one transaction in one statement (migrations/0016, post_transaction): move each balance
+# (a player's only if it stays at or above zero), record the transaction, and record each
+# posting with the balance before and after. A player posting that would overdraw is left out
+# of what it returns; the caller sees fewer postings than asked for and rolls the whole
+# transaction back. A balance its postings do not explain is refused (an integrity breach).
 POST_SQL = """
-WITH wanted AS (
-    SELECT * FROM unnest(%(accounts)s::text[], %(amounts)s::bigint[]) AS p(account_id, amount)
-), moved AS (
-    UPDATE account_balances b
-       SET balance = b.balance + w.amount
-      FROM wanted w
-     WHERE b.account_id = w.account_id
-       AND b.currency = %(currency)s
-       AND (b.kind <> 'player' OR b.balance + w.amount >= 0)
-    RETURNING b.account_id, w.amount, b.balance - w.amount AS before, b.balance AS after
-), tx AS (
-    INSERT INTO ledger_transactions (transaction_id, client_transaction_id, kind, fingerprint,
-                                     currency, amount, cause_stream, cause_version, request_id)
-    VALUES (%(transaction_id)s, %(client_transaction_id)s, %(kind)s, %(fingerprint)s,
-            %(currency)s, %(amount)s, %(cause_stream)s, %(cause_version)s, %(request_id)s)
-    RETURNING transaction_id, created_at
-)
-INSERT INTO postings (transaction_id, account_id, amount, balance_before, balance_after,
-                      cause_stream, cause_version)
-SELECT tx.transaction_id, m.account_id, m.amount, m.before, m.after,
-       %(cause_stream)s, %(cause_version)s
-  FROM moved m CROSS JOIN tx
-RETURNING posting_id, account_id, amount, balance_before, balance_after, created_at
+SELECT posting_id, account_id, amount, balance_before, balance_after, created_at
+  FROM post_transaction(%(transaction_id)s, %(client_transaction_id)s, %(kind)s,
+                        %(fingerprint)s, %(currency)s, %(amount)s, %(cause_stream)s,
+                        %(cause_version)s, %(request_id)s, %(accounts)s::text[],
+                        %(amounts)s::bigint[])
 """
+
+#: What post_transaction raises for a balance its postings do not explain (the bare class of
+#: integrity_constraint_violation; a CHECK or a unique key raise a subclass).
+DRIFTED = "23000"
 
 # One account's balance.
 BALANCE_SQL = "SELECT balance FROM account_balances WHERE account_id = %(account_id)s"
@@ -211,7 +191,12 @@ class LedgerStore:
             "request_id": request_id,
         }
         with self._conn.cursor() as cur:
-            cur.execute(POST_SQL, params)
+            try:
+                cur.execute(POST_SQL, params)
+            except psycopg.errors.IntegrityConstraintViolation as exc:
+                if exc.sqlstate == DRIFTED:
+                    raise IntegrityBreach(str(exc.diag.message_primary)) from exc
+                raise
             postings = tuple(Posting(*r) for r in cur.fetchall())
         if len(postings) != len(entry.postings):
             short = next(a for a, amount in entry.postings if amount < 0)

@@ -9,8 +9,9 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-# Store a day's reconciliation as its newest.
-INSERT_SQL = "INSERT INTO reconciliations (day, result) VALUES (%(day)s, %(result)s)"
+# Store a day's reconciliation as its newest, stamped with the server's time (migrations/0016:
+# the service cannot write the table itself, nor choose the time).
+INSERT_SQL = "SELECT store_reconciliation(%(day)s, %(result)s)"
 
 # A day's newest reconciliation (seq orders the rows as they were added).
 LATEST_SQL = """

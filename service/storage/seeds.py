@@ -10,29 +10,24 @@ import psycopg
 SEED = "seed"
 DECK = "deck"
 
-# Keep a game's encrypted secret.
-INSERT_SQL = """
-INSERT INTO game_seeds (game_id, key_id, ciphertext, kind)
-VALUES (%(game_id)s, %(key_id)s, %(ciphertext)s, %(kind)s)
-"""
+# Keep a game's encrypted secret (migrations/0016: written once, through a function).
+INSERT_SQL = "SELECT keep_seed(%(game_id)s, %(key_id)s, %(ciphertext)s, %(kind)s)"
 
 # A game's encrypted secret and what it is.
 SELECT_SQL = "SELECT kind, ciphertext FROM game_seeds WHERE game_id = %(game_id)s"
 
-# Secrets not yet under the newest key, a batch at a time, locked for their re-encryption.
+# Secrets not yet under the newest key, a batch at a time. Not locked: two rotations racing
+# re-encrypt one secret under the same key, and rekey_seed changes only a secret still under
+# another key, so the second changes nothing.
 STALE_SQL = """
 SELECT game_id, ciphertext FROM game_seeds
  WHERE key_id <> %(key_id)s
  ORDER BY game_id
  LIMIT %(limit)s
-   FOR UPDATE
 """
 
-# One secret re-encrypted under the newest key.
-REKEY_SQL = """
-UPDATE game_seeds SET key_id = %(key_id)s, ciphertext = %(ciphertext)s
- WHERE game_id = %(game_id)s
-"""
+# One secret re-encrypted under the newest key (migrations/0016, rekey_seed).
+REKEY_SQL = "SELECT rekey_seed(%(game_id)s, %(key_id)s, %(ciphertext)s)"
 
 
 class SeedStore:

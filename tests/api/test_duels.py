@@ -24,8 +24,8 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from events.codec import decode_game
+from service import audit, scoring, shuffle
 from service import game as g
-from service import scoring, shuffle
 from service.context import Actor, RequestContext
 from service.errors import RuleViolation
 from service.wiring import Container
@@ -335,6 +335,64 @@ def test_a_seat_sees_nothing_of_another_until_the_duel_settles(
         digest = hashlib.sha256(bytes.fromhex(seen["server_seed"])).hexdigest()
         assert digest == seen["seed_commitment"] == opened["seed_commitment"]
         assert shuffle.seed_matches(seen["server_seed"], opened["seed_commitment"])
+
+
+def test_staff_see_no_seat_s_cards_moves_or_points_until_the_duel_settles(
+    http: Http, clock: FakeClock, container: Container
+) -> None:
+    """Issue 22: every seat plays one deck, so a seat's game is every other seat's sealed
+    cards. Before the duel ends no staff route shows a seat's game, its events or replay, the
+    duel's replay, an audit of either, or a seat's result in the duel's events; after, all."""
+    fee, a, b = 1_000, funded(3_000), funded(3_000)
+    duel_id = join(http, a.id, fee)["id"]
+    join(http, b.id, fee)
+    dealt_a = seat_call(http, a.token, duel_id, "deal")
+    a_game = dealt_a["you"]["game_id"]
+    drawn = play(http, a.token, duel_id, dealt_a, {"action": "draw"}, {"action": "draw"})
+    a_seen = cards_in(drawn.game)
+    stopped = seat_call(http, a.token, duel_id, "actions", action="collect")  # A's seat is over
+    a_points = stopped["you"]["points"]
+
+    sealed = [
+        (http.operator_key, "GET", f"/v1/games/{a_game}"),
+        (http.auditor_key, "GET", f"/v1/games/{a_game}"),
+        (http.auditor_key, "GET", f"/v1/games/{a_game}?view=full"),
+        (http.auditor_key, "GET", f"/v1/games/{a_game}/events"),
+        (http.auditor_key, "GET", f"/v1/games/{a_game}/replay"),
+        (http.auditor_key, "GET", f"/v1/duels/{duel_id}/replay"),
+    ]
+    for key, method, path in sealed:
+        refused = http.call(method, path, key)
+        body = assert_problem(refused, 409, "duel-in-progress")
+        assert_none_of(a_seen, body, path)
+    voided = http.post(f"/v1/games/{a_game}/void", http.operator_key, json={"reason": "peek"})
+    assert_none_of(a_seen, assert_problem(voided, 404, "not-found"), "a void's answer")
+    events = http.get(f"/v1/duels/{duel_id}/events", http.auditor_key).get_json()
+    assert events["chain_intact"] is True
+    (finished,) = [e for e in events["events"] if e["type"] == "SeatFinished"]
+    assert finished["data"]["seat"] == 0
+    assert {finished["data"][k] for k in ("points", "units", "reason")} == {
+        "hidden until the duel ends"
+    }
+    assert_none_of(a_seen, events, "the duel's events")
+    with container.unit_of_work() as uow:
+        planned = audit.plan(uow, audit.Scope("all"))
+    assert f"game-{a_game}" not in planned
+    assert f"duel-{duel_id}" not in planned
+
+    clock.advance(1)
+    seat_call(http, b.token, duel_id, "deal")
+    assert seat_call(http, b.token, duel_id, "actions", action="collect")["status"] == "settled"
+    for key, method, path in sealed:
+        assert http.call(method, path, key).status_code == 200, path
+    events = http.get(f"/v1/duels/{duel_id}/events", http.auditor_key).get_json()
+    (finished,) = [
+        e for e in events["events"] if e["type"] == "SeatFinished" and e["data"]["seat"] == 0
+    ]
+    assert finished["data"]["points"] == a_points
+    with container.unit_of_work() as uow:
+        planned = audit.plan(uow, audit.Scope("all"))
+    assert {f"game-{a_game}", f"duel-{duel_id}"} <= set(planned)
 
 
 # --- 3. the clock -------------------------------------------------------------------------------

@@ -588,6 +588,29 @@ def test_a_withdrawal_over_the_balance_is_insufficient_funds(
     assert_unchanged(table, admin_conn, before)
 
 
+def test_a_withdrawal_of_money_a_balance_forgery_added_is_an_integrity_breach(
+    table: Table, admin_conn: DbConn
+) -> None:
+    """The insider's forgery (issue 22): the balance raised behind the service's back, then
+    withdrawn over HTTP. The posting function refuses a balance its postings do not explain:
+    500 integrity-breach, nothing posted, nothing appended."""
+    account = f"player:{table.player.id}"
+    forged = "UPDATE account_balances SET balance = balance + %s WHERE account_id = %s"
+    admin_conn.execute(forged, (2_000_000, account))
+    try:
+        before = footprint(admin_conn)
+        response = table.http.post(
+            f"/v1/players/{table.player.id}/withdrawals",
+            table.http.operator_key,
+            json=money(amount=2_000_000),
+        )
+        assert_typed_problem(response, 500, "integrity-breach")
+        assert footprint(admin_conn) == before
+    finally:  # the session's books back as they were, for the tests after this one
+        admin_conn.execute(forged, (-2_000_000, account))
+    assert look(table, admin_conn).wallet["balance"] == FUNDS
+
+
 def test_a_second_game_while_one_is_in_progress_is_game_in_progress(
     table: Table, admin_conn: DbConn
 ) -> None:
@@ -654,6 +677,7 @@ NAMED = {
     "insufficient-funds": 422,
     "idempotency-key-reused": 422,
     "internal-error": 500,
+    "integrity-breach": 500,
 }
 
 

@@ -90,7 +90,8 @@ def test_a_stream_tail_cut_off_is_found_and_named(
     assert ("stream-truncated", stream) in _checks(result)
     truncated = next(f for f in result.findings if f.check == "stream-truncated")
     assert truncated.found == "ends at v3"
-    assert _log_findings(result) == {"log-hash", "stream-truncated"}
+    # The cut took the log's last events: the signed checkpoint now lies beyond its end too.
+    assert _log_findings(result) == {"log-hash", "stream-truncated", "checkpoint-beyond-log"}
 
 
 def test_a_stream_rewritten_and_rehashed_by_the_owner_is_found_and_named(

@@ -120,10 +120,11 @@ def test_the_database_refuses_an_unbalanced_transaction(container: Container) ->
         f"player-{player.player_id}",
         99,
     )
-    with container.unit_of_work() as uow:
-        uow.ledger.post(lopsided)
-        with pytest.raises(psycopg.errors.CheckViolation, match="does not balance"):
-            uow.commit()
+    with (
+        container.unit_of_work() as uow,
+        pytest.raises(psycopg.errors.CheckViolation, match="does not balance"),
+    ):
+        uow.ledger.post(lopsided)  # refused by the posting function, before commit
     assert World(container).balance(player) == 100
 
 

@@ -122,16 +122,57 @@ def test_the_service_login_cannot_disable_the_append_only_triggers(
             _attempt(service_conn, statement)
 
 
-def test_the_service_can_still_read_and_append_history(container: Container) -> None:
+#: What the service writes history through (migrations/0016): functions, not tables.
+WRITERS = (
+    "append_events(text, integer, text)",
+    "record_game_events(text, integer, text, jsonb, boolean, text, text)",
+    "open_accounts(text[], text[], text[], uuid[])",
+    "post_transaction(uuid, text, text, text, text, bigint, text, integer, text, text[], bigint[])",
+    "restore_balances(text[])",
+    "add_checkpoint(integer, bigint, text, text, text, text, timestamptz, text[], integer[],"
+    " text[])",
+    "store_reconciliation(date, jsonb)",
+    "keep_seed(uuid, text, bytea, text)",
+    "rekey_seed(uuid, text, bytea)",
+)
+#: Tables the service reads but writes only through those functions.
+THROUGH_FUNCTIONS = (
+    "events",
+    "accounts",
+    "ledger_transactions",
+    "postings",
+    "account_balances",
+    "log_checkpoints",
+    "checkpoint_heads",
+    "reconciliations",
+    "game_seeds",
+)
+
+
+def test_the_service_reads_history_and_writes_it_only_through_the_owner_s_functions(
+    container: Container,
+) -> None:
     """What the grants are for: the whole suite runs through them, and this says so plainly."""
     with container.unit_of_work() as uow:
         login = uow.conn.execute("SELECT session_user").fetchone()
-        for table in PROTECTED:
-            for privilege in ("SELECT", "INSERT"):
-                allowed = uow.conn.execute(
+        for table in THROUGH_FUNCTIONS:
+            for privilege, allowed in (("SELECT", True), ("INSERT", False), ("UPDATE", False)):
+                found = uow.conn.execute(
                     "SELECT has_table_privilege(%s, %s)", (table, privilege)
                 ).fetchone()
-                assert allowed == (True,), (table, privilege)
+                assert found == (allowed,), (table, privilege)
+        for function in WRITERS:
+            row = uow.conn.execute(
+                "SELECT has_function_privilege(%s, 'EXECUTE'), p.prosecdef,"
+                "       array_to_string(p.proconfig, ',')"
+                "  FROM pg_proc p WHERE p.oid = to_regprocedure(%s)",
+                (function, function),
+            ).fetchone()
+            # Callable, run with the owner's rights, and blind to the caller's search_path.
+            assert row == (True, True, "search_path=public, pg_temp"), function
+        assert uow.conn.execute(
+            "SELECT has_table_privilege('significant_events', 'INSERT')"
+        ).fetchone() == (True,)
     assert login == (SERVICE_ROLE,)
 
 
@@ -217,7 +258,7 @@ def writer_url(admin_server_url: str, test_database: ScratchDatabase) -> str:
         ("owner", "owns the event store's tables"),
         ("superuser", "is a superuser"),
         ("owner_member", f"may SET ROLE to '{OWNER_ROLE}'"),
-        ("writer", "may UPDATE, DELETE or TRUNCATE the event log"),
+        ("writer", "may INSERT, UPDATE, DELETE or TRUNCATE the event log"),
     ],
 )
 def test_production_refuses_a_login_that_could_rewrite_history(

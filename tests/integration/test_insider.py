@@ -1,0 +1,419 @@
+"""The database is the last guard (issue 22): with the service's own login an insider cannot
+back-date the log, stop the checkpoints, move a balance without its postings, replace a stored
+reconciliation or swap games' sealed secrets; the service login writes history only through
+the owner's functions (migrations/0016). Each forgery is tried as the service login against
+the real PostgreSQL and refused; done around the service (as the owner or a superuser, whom no
+grant stops), the service refuses to build on it and the audit names it."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.types.json import Jsonb
+
+from events.chain import GENESIS, event_hash
+from service import audit, db, finance
+from service import game as g
+from service.errors import IntegrityBreach
+from service.ledger import player_account
+from service.wiring import Container, build
+from tests.dbtools import OWNER_ROLE, SERVICE_ROLE, ScratchDatabase
+from tests.integration.conftest import World, as_player
+from tests.integration.test_audit import _run, _tamper
+
+Conn = psycopg.Connection[tuple[Any, ...]]
+
+
+@pytest.fixture
+def insider(fresh_database: ScratchDatabase, fresh_container: Container) -> Iterator[Conn]:
+    """The service's own login on fresh_container's database, as its pool opens it."""
+    with psycopg.connect(fresh_database.service_url) as conn:
+        conn.execute("SET ROLE vegas_app")
+        conn.commit()
+        yield conn
+
+
+def _refused(conn: Conn, statement: str, params: tuple[object, ...] = ()) -> None:
+    try:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute(statement, params)
+    finally:
+        conn.rollback()
+
+
+def _log_checks(result: audit.AuditStatus) -> set[tuple[str, str]]:
+    return {(f.check, f.location) for f in result.findings if f.unit == audit.LOG_UNIT}
+
+
+# --- the log --------------------------------------------------------------------------------------
+
+
+def test_a_back_dated_event_at_position_zero_is_refused_to_the_service_login(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """The forgery tried on 2026-11-26: a deposit event at position 0, back-dated, with a
+    correct hash."""
+    player = World(fresh_container).player(balance=100)
+    stream = f"player-{player.player_id}"
+    at = datetime(2020, 1, 1, tzinfo=UTC)
+    data = json.dumps({"amount": 5_000_000, "currency": "GBP", "transaction_id": "forged"})
+    event_id = uuid.uuid4()
+    digest = event_hash(GENESIS, stream, 0, event_id, "FundsDeposited", 1, at, data, "{}")
+    _refused(
+        insider,
+        "INSERT INTO events (position, stream_id, version, event_id, type, schema_version, "
+        " data, metadata, recorded_at, prev_hash, hash) OVERRIDING SYSTEM VALUE "
+        "VALUES (0, %s, 0, %s, 'FundsDeposited', 1, %s, '{}', %s, %s, %s)",
+        (stream, event_id, data, at, GENESIS, digest),
+    )
+
+
+def test_the_append_function_gives_the_next_positions_and_the_server_s_clock(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """All the service login can do to the log: append at a stream's head, at positions the
+    sequence hands out, stamped now, whatever it would like to say."""
+    World(fresh_container).player()
+    before = insider.execute("SELECT max(position), statement_timestamp() FROM events").fetchone()
+    assert before is not None
+    item = [str(uuid.uuid4()), "Note", 1, "{}", "{}"]
+    rows = insider.execute(
+        "SELECT position, version, recorded_at FROM append_events('note-1', 0, %s)",
+        (json.dumps([item, [str(uuid.uuid4()), "Note", 1, "{}", "{}"]]),),
+    ).fetchall()
+    insider.commit()
+    assert [r[1] for r in rows] == [1, 2]
+    assert all(r[0] > before[0] and r[2] >= before[1] for r in rows)
+    with pytest.raises(psycopg.errors.UniqueViolation):  # never behind the head
+        insider.execute("SELECT * FROM append_events('note-1', 1, %s)", (json.dumps([item]),))
+    insider.rollback()
+
+
+def test_an_event_out_of_place_in_the_log_is_named_by_the_audit(
+    fresh_container: Container, fresh_admin_conn: Conn
+) -> None:
+    """Done around the service (a superuser, who may drop a constraint): at position 0, and at
+    a fresh position with a time from the past."""
+    World(fresh_container).player(balance=100)
+    fresh_container.anchors.checkpoint("test")
+    at = datetime(2020, 1, 1, tzinfo=UTC)
+    fresh_admin_conn.execute("ALTER TABLE events DROP CONSTRAINT events_position_positive")
+    insert = (
+        "INSERT INTO events (position, stream_id, version, event_id, type, schema_version, "
+        " data, metadata, recorded_at, prev_hash, hash) OVERRIDING SYSTEM VALUE "
+        "VALUES (%s, %s, %s, %s, 'Note', 1, '{}', '{}', %s, %s, %s)"
+    )
+    taken = fresh_admin_conn.execute("SELECT nextval('events_position_seq')").fetchone()
+    assert taken is not None
+    fresh_admin_conn.execute(insert, (0, "forged-a", 1, uuid.uuid4(), at, GENESIS, "0" * 64))
+    fresh_admin_conn.execute(insert, (taken[0], "forged-b", 1, uuid.uuid4(), at, GENESIS, "0" * 64))
+    checks = _log_checks(_run(fresh_container, audit.Scope("all")))
+    assert ("event-position", "forged-a v1 (position 0)") in checks
+    assert ("event-back-dated", f"forged-b v1 (position {taken[0]})") in checks
+
+
+# --- checkpoints ----------------------------------------------------------------------------------
+
+
+def _checkpoint_args(seq: int, position: int) -> tuple[object, ...]:
+    return (seq, position, "{}", "forged", "k", "insider", datetime.now(UTC), [], [], [])
+
+
+ADD_CHECKPOINT = "SELECT add_checkpoint(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+
+
+def test_a_checkpoint_row_at_the_end_of_time_is_refused_to_the_service_login(
+    fresh_container: Container, insider: Conn
+) -> None:
+    World(fresh_container).player()
+    fresh_container.anchors.checkpoint("test")
+    _refused(
+        insider,
+        "INSERT INTO log_checkpoints (seq, position, message, signature, key_id, requested_by)"
+        " VALUES (2, 9223372036854775807, '{}', 'x', 'k', 'insider')",
+    )
+    with pytest.raises(psycopg.errors.CheckViolation, match="inside the log"):
+        insider.execute(ADD_CHECKPOINT, _checkpoint_args(2, 9223372036854775807))
+    insider.rollback()
+    with pytest.raises(psycopg.errors.CheckViolation, match="does not follow"):
+        insider.execute(ADD_CHECKPOINT, _checkpoint_args(5, 1))
+    insider.rollback()
+
+
+def test_a_forged_checkpoint_neither_stops_the_signing_nor_escapes_the_audit(
+    fresh_container: Container, insider: Conn, fresh_admin_conn: Conn
+) -> None:
+    """One row through the function (a signature the database cannot check), one beyond the
+    log around it: the next checkpoint passes over both, extends the last good one, and the
+    audit names them."""
+    world = World(fresh_container)
+    player = world.player(balance=5_000)
+    first, _ = fresh_container.anchors.checkpoint("test")
+    world.player()  # the log moves on
+    head = insider.execute("SELECT max(position) FROM events").fetchone()
+    assert head is not None
+    insider.execute(ADD_CHECKPOINT, _checkpoint_args(2, head[0]))
+    insider.commit()
+    fresh_admin_conn.execute(
+        "INSERT INTO log_checkpoints (seq, position, message, signature, key_id, requested_by)"
+        " VALUES (3, 9223372036854775807, '{}', 'x', 'k', 'insider')"
+    )
+    world.game(player)  # the log moves on again
+    made, created = fresh_container.anchors.checkpoint("beat")
+    assert created
+    assert made.seq == 4
+    assert made.position > head[0]
+    checks = _log_checks(_run(fresh_container, audit.Scope("all")))
+    assert ("checkpoint-signature", "checkpoint 2") in checks
+    assert ("checkpoint-beyond-log", "checkpoint 3") in checks
+    assert {c for c, _ in checks} <= {"checkpoint-signature", "checkpoint-beyond-log"}
+    del first
+
+
+# --- balances -------------------------------------------------------------------------------------
+
+
+def test_a_balance_cannot_be_moved_without_its_postings(
+    fresh_container: Container, insider: Conn, fresh_admin_conn: Conn
+) -> None:
+    """The forgery: UPDATE account_balances, then withdraw what it added. Refused to the
+    service login; done as the owner, the withdrawal is refused by the posting function itself
+    (the balance is not the one its postings leave) and nothing moves."""
+    world = World(fresh_container)
+    player = world.player(balance=100)
+    account = player_account(str(player.player_id), "GBP").account_id
+    _refused(insider, "UPDATE account_balances SET balance = balance + 2000000")
+    _refused(
+        insider,
+        "INSERT INTO postings (transaction_id, account_id, amount, balance_before, balance_after,"
+        " cause_stream, cause_version) VALUES (%s, %s, 1, 0, 1, 'x', 1)",
+        (uuid.uuid4(), account),
+    )
+    _tamper(
+        fresh_admin_conn,
+        "UPDATE account_balances SET balance = balance + 2000000 WHERE account_id = %s",
+        account,
+    )
+    with pytest.raises(IntegrityBreach, match=account):
+        fresh_container.players.withdraw(
+            as_player(player.player_id), player.player_id, 2_000_000, "w-1"
+        )
+    assert world.balance(player) == 2_000_100  # as tampered: nothing was posted on it
+    with fresh_container.unit_of_work() as uow:
+        assert uow.ledger.statement(account)[0].balance_after == 100
+    ledger_findings = {
+        (f.check, f.location)
+        for f in _run(fresh_container, audit.Scope("all")).findings
+        if f.unit == audit.LEDGER_UNIT
+    }
+    assert ("ledger", f"account {account}") in ledger_findings
+
+
+def test_a_posting_function_call_that_does_not_balance_is_refused(
+    fresh_container: Container, insider: Conn
+) -> None:
+    player = World(fresh_container).player(balance=100)
+    account = player_account(str(player.player_id), "GBP").account_id
+    with pytest.raises(psycopg.errors.CheckViolation, match="does not balance"):
+        insider.execute(
+            "SELECT * FROM post_transaction(%s, 'forged', 'deposit', 'f', 'GBP', 100, 'x', 1,"
+            " NULL, %s, %s)",
+            (uuid.uuid4(), [account], [2_000_000]),
+        )
+    insider.rollback()
+
+
+# --- reconciliations ------------------------------------------------------------------------------
+
+
+def test_a_stored_reconciliation_cannot_be_replaced_from_the_future(
+    fresh_container: Container, insider: Conn, fresh_admin_conn: Conn
+) -> None:
+    day = datetime.now(UTC).date()
+    with fresh_container.unit_of_work() as uow:
+        finance.store_reconciliation(uow, day)
+    forged = {"date": day.isoformat(), "currencies": {}, "mismatches": [], "reconciled": True}
+    _refused(
+        insider,
+        "INSERT INTO reconciliations (day, computed_at, result) VALUES (%s, %s, %s)",
+        (day, datetime.now(UTC) + timedelta(days=1), Jsonb(forged)),
+    )
+    stamped = insider.execute(
+        "SELECT store_reconciliation(%s, %s), statement_timestamp()", (day, Jsonb(forged))
+    ).fetchone()
+    insider.rollback()
+    assert stamped is not None
+    assert stamped[0] == stamped[1]  # the server's time, not the caller's
+
+    fresh_admin_conn.execute(
+        "INSERT INTO reconciliations (day, computed_at, result) VALUES (%s, %s, %s)",
+        (day, datetime.now(UTC) + timedelta(days=1), Jsonb(forged)),
+    )
+    checks = {c for c, _ in _log_checks(_run(fresh_container, audit.Scope("all")))}
+    assert checks == {"reconciliation-time"}
+
+
+# --- sealed secrets -------------------------------------------------------------------------------
+
+
+def test_a_game_s_sealed_secret_cannot_be_swapped_for_another_s(
+    fresh_container: Container, insider: Conn, fresh_admin_conn: Conn
+) -> None:
+    """Refused to the service login; swapped around it, the game refuses to deal from a secret
+    its commitment does not name, and nothing is applied."""
+    world = World(fresh_container)
+    a, b = world.player(balance=5_000), world.player(balance=5_000)
+    game_a, game_b = world.game(a), world.game(b)
+    id_a, id_b = uuid.UUID(game_a.state.game_id), uuid.UUID(game_b.state.game_id)
+    _refused(
+        insider,
+        "UPDATE game_seeds SET ciphertext = (SELECT ciphertext FROM game_seeds WHERE game_id = %s)"
+        " WHERE game_id = %s",
+        (id_b, id_a),
+    )
+    _refused(insider, "DELETE FROM game_seeds WHERE game_id = %s", (id_a,))
+    _tamper(
+        fresh_admin_conn,
+        "UPDATE game_seeds SET ciphertext = (SELECT ciphertext FROM game_seeds WHERE game_id = %s)"
+        " WHERE game_id = %s",
+        id_b,
+        id_a,
+    )
+    other = build(fresh_container.settings, migrate=False)  # a worker that never saw the deal
+    try:
+        with pytest.raises(IntegrityBreach, match=str(id_a)):
+            other.games.play(as_player(a.player_id), id_a, g.Draw())
+        other.games.play(as_player(b.player_id), id_b, g.Draw())  # b's is untouched
+    finally:
+        other.close()
+    with fresh_container.unit_of_work() as uow:
+        assert uow.events.stream_version(f"game-{id_a}") == game_a.state.version
+
+
+# --- upgrade in place -----------------------------------------------------------------------------
+
+#: What the release before migrations/0016 wrote with its INSERT and UPDATE grants (its
+#: service/storage SQL, kept here as that release's writer): accounts, postings, a game's
+#: secret and a checkpoint.
+OLDER_WRITES = {
+    "service.storage.ledger.ENSURE_ACCOUNTS_SQL": """
+WITH wanted AS (
+    SELECT * FROM unnest(%(ids)s::text[], %(kinds)s::text[], %(currencies)s::text[],
+                         %(players)s::uuid[]) AS a(account_id, kind, currency, player_id)
+), opened AS (
+    INSERT INTO accounts (account_id, kind, currency, player_id)
+    SELECT account_id, kind, currency, player_id FROM wanted
+    ON CONFLICT (account_id) DO NOTHING
+    RETURNING account_id, kind, currency
+)
+INSERT INTO account_balances (account_id, kind, currency, balance)
+SELECT account_id, kind, currency, 0 FROM opened
+""",
+    "service.storage.ledger.POST_SQL": """
+WITH wanted AS (
+    SELECT * FROM unnest(%(accounts)s::text[], %(amounts)s::bigint[]) AS p(account_id, amount)
+), moved AS (
+    UPDATE account_balances b
+       SET balance = b.balance + w.amount
+      FROM wanted w
+     WHERE b.account_id = w.account_id
+       AND b.currency = %(currency)s
+       AND (b.kind <> 'player' OR b.balance + w.amount >= 0)
+    RETURNING b.account_id, w.amount, b.balance - w.amount AS before, b.balance AS after
+), tx AS (
+    INSERT INTO ledger_transactions (transaction_id, client_transaction_id, kind, fingerprint,
+                                     currency, amount, cause_stream, cause_version, request_id)
+    VALUES (%(transaction_id)s, %(client_transaction_id)s, %(kind)s, %(fingerprint)s,
+            %(currency)s, %(amount)s, %(cause_stream)s, %(cause_version)s, %(request_id)s)
+    RETURNING transaction_id, created_at
+)
+INSERT INTO postings (transaction_id, account_id, amount, balance_before, balance_after,
+                      cause_stream, cause_version)
+SELECT tx.transaction_id, m.account_id, m.amount, m.before, m.after,
+       %(cause_stream)s, %(cause_version)s
+  FROM moved m CROSS JOIN tx
+RETURNING posting_id, account_id, amount, balance_before, balance_after, created_at
+""",
+    "service.storage.seeds.INSERT_SQL": """
+INSERT INTO game_seeds (game_id, key_id, ciphertext, kind)
+VALUES (%(game_id)s, %(key_id)s, %(ciphertext)s, %(kind)s)
+""",
+    "service.storage.checkpoints.INSERT_SQL": """
+WITH added AS (
+    INSERT INTO log_checkpoints (seq, position, message, signature, key_id, requested_by,
+                                 created_at)
+    VALUES (%(seq)s, %(position)s, %(message)s, %(signature)s, %(key_id)s, %(requested_by)s,
+            %(created_at)s)
+    RETURNING seq
+)
+INSERT INTO checkpoint_heads (seq, stream_id, version, hash)
+SELECT added.seq, h.stream_id, h.version, h.hash
+  FROM added, unnest(%(streams)s::text[], %(versions)s::int[], %(hashes)s::text[])
+       AS h(stream_id, version, hash)
+""",
+}
+
+
+def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
+    fresh_container: Container, monkeypatch: pytest.MonkeyPatch, admin_server_url: str
+) -> None:
+    """History written through the older grants (migrations up to 0015), then 0016 applied in
+    place: every stream, posting and checkpoint still verifies, and the service goes on from
+    them through the functions."""
+    from yoyo import get_backend, read_migrations
+    from yoyo.migrations import MigrationList
+
+    name = f"vegas_test_upgrade_{uuid.uuid4().hex[:12]}"
+    urls = db.provision(admin_server_url, name, owner=OWNER_ROLE, service=SERVICE_ROLE)
+    try:
+        parts = urlsplit(urls.migration)
+        backend = get_backend(urlunsplit(("postgresql+psycopg", *parts[1:4], "")))
+        older = MigrationList(m for m in read_migrations(str(db.MIGRATIONS_DIR)) if m.id < "0016")
+        with backend.lock():
+            backend.apply_migrations(backend.to_apply(older))
+        settings = replace(fresh_container.settings, database_url=urls.service)
+
+        for constant, sql_text in OLDER_WRITES.items():
+            monkeypatch.setattr(constant, sql_text)
+        before = build(settings, migrate=False)
+        try:
+            world = World(before)
+            player = world.player(balance=5_000)
+            game = world.game(player)
+            game_id = uuid.UUID(game.state.game_id)
+            before.games.play(as_player(player.player_id), game_id, g.Draw())
+            before.games.collect(as_player(player.player_id), game_id)
+            first, _ = before.anchors.checkpoint("beat")
+        finally:
+            before.close()
+        monkeypatch.undo()
+
+        assert "0016.functions-not-tables" in db.migrate(urls.migration)
+        after = build(settings, migrate=False)
+        try:
+            assert _run(after, audit.Scope("all")).findings == ()
+            world = World(after)
+            world.player(balance=700)
+            after.games.collect(
+                as_player(player.player_id), uuid.UUID(world.game(player).state.game_id)
+            )
+            second, made = after.anchors.checkpoint("beat")
+            assert made
+            assert second.seq == first.seq + 1
+            assert _run(after, audit.Scope("all")).findings == ()
+        finally:
+            after.close()
+    finally:
+        with psycopg.connect(admin_server_url, autocommit=True) as conn:
+            conn.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
