@@ -258,6 +258,10 @@ class Anchors:
                 if entry[0] > checkpoint.previous_position:
                     heads[entry[1]] = (entry[2], entry[3])
             stored = uow.checkpoints.get(checkpoint.seq)
+            # What the running hash cannot see: an event put below position 1, or back-dated.
+            findings += placement_findings(
+                uow.checkpoints.out_of_place(checkpoint.position, APPEND_SLACK)
+            )
         if (events, log_hash) != (checkpoint.events, checkpoint.log_hash):
             findings.append(
                 Finding(

@@ -104,7 +104,8 @@ def test_an_event_out_of_place_in_the_log_is_named_by_the_audit(
     """Done around the service (a superuser, who may drop a constraint): at position 0, and at
     a fresh position with a time from the past."""
     World(fresh_container).player(balance=100)
-    fresh_container.anchors.checkpoint("test")
+    signed, _ = fresh_container.anchors.checkpoint("test")
+    exported = fresh_container.anchors.exported(signed.seq)  # the auditor's file
     at = datetime(2020, 1, 1, tzinfo=UTC)
     fresh_admin_conn.execute("ALTER TABLE events DROP CONSTRAINT events_position_positive")
     insert = (
@@ -119,6 +120,12 @@ def test_an_event_out_of_place_in_the_log_is_named_by_the_audit(
     checks = _log_checks(_run(fresh_container, audit.Scope("all")))
     assert ("event-position", "forged-a v1 (position 0)") in checks
     assert ("event-back-dated", f"forged-b v1 (position {taken[0]})") in checks
+    # and checking the kept file against the live log says so (on 2026-11-26 it said verified)
+    document = fresh_container.anchors.check_document(exported)
+    assert not document.verified
+    assert ("event-position", "forged-a v1 (position 0)") in {
+        (f.check, f.location) for f in document.findings
+    }
 
 
 # --- checkpoints ----------------------------------------------------------------------------------
