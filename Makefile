@@ -15,7 +15,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 
 help:
 	@echo "make run    install what is needed and start the service"
-	@echo "make test   install what is needed, then ruff, mypy and the whole test suite"
+	@echo "make test   install what is needed, then ruff, mypy, the import contracts and the whole test suite"
 	@echo "make bench  print the benchmark figures"
 	@echo "make drill  run the fault drills against a service of their own"
 	@echo "make migrate  apply pending database migrations"
@@ -37,6 +37,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint
 	$(BIN)/pytest $(PYTEST_ARGS)

@@ -16,7 +16,10 @@ CARD_CODES = tuple(r + s for s in "SHDC" for r in "A23456789TJQK")
 #: Pile ids as games name them: a kind, and a number when the game has several of that kind.
 PILE = validate.Regexp(r"^[a-z][a-z-]{0,19}(:[0-9]{1,3})?\Z")
 HEX_256 = validate.Regexp(r"^[0-9a-f]{64}\Z")
-CURRENCY = validate.Regexp(r"^[A-Z]{3}\Z")
+#: A currency: three capital letters (ISO 4217), and nothing after them (``\Z``: ``$`` would let
+#: a trailing newline through). The one pattern for events and requests alike.
+CURRENCY_PATTERN = r"^[A-Z]{3}\Z"
+CURRENCY = validate.Regexp(CURRENCY_PATTERN)
 NON_NEGATIVE = validate.Range(min=0)
 
 

@@ -23,6 +23,7 @@ from service.duel_verification import SeatStream, verify_duel
 from service.finance import utc_span
 from service.paytable import Paytable
 from service.storage.audit_reads import AuditReads
+from service.streams import game_stream, is_duel, is_game, is_player, player_stream
 from service.unit_of_work import UnitOfWork
 from service.verification import (
     Finding,
@@ -250,7 +251,8 @@ def plan(uow: UnitOfWork, scope: Scope) -> list[str]:
             units += [row[0] for row in cur.fetchall()]
             units += [LEDGER_UNIT, LOG_UNIT]
         elif scope.kind == "player":
-            units += [f"player-{scope.player_id}", LEDGER_UNIT]
+            assert scope.player_id is not None
+            units += [player_stream(scope.player_id), LEDGER_UNIT]
     return units
 
 
@@ -339,10 +341,10 @@ def check_unit(
     if read is None:
         read = uow.events.read_stream(unit), stream_postings(uow, unit)
     records, postings = read
-    if unit.startswith("player-"):
+    if is_player(unit):
         return verify_player_stream(records, postings)
     try:
-        if unit.startswith("duel-"):
+        if is_duel(unit):
             return _check_duel(uow, records, postings, paytables)
         return verify_game(records, postings, paytables).findings
     except Exception as exc:  # a defect of the verifier must not hide the rest of the audit
@@ -361,7 +363,7 @@ def _check_duel(
     seats = {}
     for record in records:
         if record.type == "SeatDealt":
-            stream = f"game-{record.data['game_id']}"
+            stream = game_stream(record.data["game_id"])
             seats[str(record.data["game_id"])] = SeatStream(
                 uow.events.read_stream(stream), stream_postings(uow, stream)
             )
@@ -378,7 +380,7 @@ def check_chunk(
     """Check each unit and record it with its findings; returns how many were newly recorded.
     The chunk's streams and their postings are read with one statement each (outside any
     transaction), every unit checked, then all the results recorded in one transaction."""
-    streams = [u for u in units if u.startswith(("game-", "player-"))]
+    streams = [u for u in units if is_game(u) or is_player(u)]
     results: list[tuple[str, list[Finding]]] = []
     with unit_of_work() as uow:
         uow.outside_transaction()

@@ -11,16 +11,17 @@ from typing import Any
 from service import audit
 from service.context import Actor
 from service.errors import GameNotFinished, InvalidArgument, NotFound
-from service.game_service import game_stream, seal_seat_from_staff
+from service.game_service import seal_seat_from_staff
 from service.paytable import Paytable
 from service.replay import Replay, build_replay
 from service.storage.significant import SignificantEvent
+from service.streams import game_stream
 from service.unit_of_work import UnitOfWork
+from service.views import ended
 
 SendTask = Callable[..., Any]
 
 #: The events that end a game: nothing may follow them in its stream.
-ENDINGS = ("Collected", "Voided")
 
 
 class Audits:
@@ -49,7 +50,7 @@ class Audits:
         if masked:
             if records[0].data.get("player_id") != actor.id:
                 raise NotFound("game", game_id)
-            if records[-1].type not in ENDINGS:
+            if not ended(r.type for r in records):
                 raise GameNotFinished(game_id)
         if to_version is not None and to_version > len(records):
             raise InvalidArgument(

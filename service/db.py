@@ -17,7 +17,7 @@ import warnings
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import psycopg
@@ -438,3 +438,14 @@ def create_pool(url: str, settings: Settings, *, name: str = "vegas") -> Connect
             pool.close()
             raise
     return pool
+
+
+def outage(error: BaseException) -> Literal["busy", "unreachable"] | None:
+    """How a database error reads to a caller: ``busy`` (a lock wait or a statement timed out:
+    retry at once), ``unreachable`` (the server is down or the connection broke: retry later),
+    or None (not an outage). The API answers both with 503 (service/api/problems.py)."""
+    if isinstance(error, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled):
+        return "busy"
+    if isinstance(error, psycopg.OperationalError):
+        return "unreachable"
+    return None

@@ -30,7 +30,6 @@ from service.game_service import (
     Games,
     LoadedGame,
     decode_records,
-    game_stream,
     new_deal,
     played_for,
 )
@@ -38,6 +37,7 @@ from service.games import KLONDIKE_DUEL
 from service.paytable import Paytable, paytable_for
 from service.seeds import SeedVault
 from service.storage.duels import DuelRow, duel_rows
+from service.streams import duel_stream, game_stream
 from service.unit_of_work import UnitOfWork
 
 #: Who the clock's decisions are recorded as.
@@ -45,10 +45,6 @@ SWEEPER = Actor("duel-sweep", SYSTEM.role)
 #: What of a seat's result staff see only once the duel has ended, and what they see instead.
 SEALED_RESULT = ("points", "units", "reason")
 MASKED = "hidden until the duel ends"
-
-
-def duel_stream(duel_id: uuid.UUID | str) -> str:
-    return f"duel-{duel_id}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from service import duel as d
 from service import ledger, scoring, shuffle
 from service.errors import RuleViolation
 from service.paytable import Paytable
+from service.streams import game_stream
 from service.verification import (
     Finding,
     PostingRow,
@@ -144,7 +145,7 @@ def _check_seats(
         where = f"{result.stream_id} seat {seat.seat}"
         found = seats.get(seat.game_id)
         if found is None or not found.records:
-            result.fail("seats", where, f"game-{seat.game_id}", "no such stream")
+            result.fail("seats", where, game_stream(seat.game_id), "no such stream")
             continue
         try:
             events = [decode_game(r.type, r.schema_version, r.data) for r in found.records]

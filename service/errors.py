@@ -186,3 +186,7 @@ class DuelNotOver(Exception):
             f"duel {duel_id} has not ended: its seats' games are sealed until it settles"
         )
         self.duel_id = duel_id
+
+
+class KeyReused(Exception):
+    """An idempotency key was used before for a request with other content."""

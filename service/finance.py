@@ -45,6 +45,7 @@ from events.codec import decode_duel, decode_game
 from service.games import GAMES
 from service.ledger import is_sandbox
 from service.storage.reconciliations import ReconciliationStore
+from service.streams import DUEL, GAME, is_duel
 from service.unit_of_work import UnitOfWork
 
 CHECKPOINT = "daily-totals"
@@ -180,7 +181,7 @@ def catch_up(uow: UnitOfWork) -> int:
                 day = utc_day(recorded_at)
                 folded += 1
                 position = pos
-                if stream.startswith("duel-"):
+                if is_duel(stream):
                     _fold_duel_money(increments, day, stakes[stream], type_name, version, data)
                     continue
                 event = decode_game(type_name, version, data)
@@ -460,7 +461,7 @@ def _expected_money(
     stream: str, type_name: str, version: int, data: dict[str, Any], currencies: dict[str, str]
 ) -> tuple[str, int, str] | None:
     """(kind, amount, currency) a game or duel event puts in the ledger; None if nothing."""
-    if stream.startswith("duel-"):
+    if is_duel(stream):
         return _expected_duel_money(
             decode_duel(type_name, version, data), currencies.get(stream, "")
         )
@@ -487,7 +488,7 @@ def _expected_duel_money(event: Any, currency: str) -> tuple[str, int, str] | No
 
 
 def _duel_currencies(cur: Any, rows: list[Any]) -> dict[str, str]:
-    streams = sorted({r[0] for r in rows if str(r[0]).startswith("duel-")})
+    streams = sorted({r[0] for r in rows if is_duel(str(r[0]))})
     if not streams:
         return {}
     cur.execute(DUEL_CURRENCY_SQL, {"streams": streams})
@@ -557,7 +558,7 @@ def reconcile(uow: UnitOfWork, day: date) -> dict[str, Any]:
         stream, version = key
         mismatches.append(
             {
-                "game_id": stream.removeprefix("game-").removeprefix("duel-"),
+                "game_id": stream.removeprefix(GAME).removeprefix(DUEL),
                 "event": f"{stream} v{version}",
                 "check": "ledger-vs-events",
                 "expected": _describe(expected),

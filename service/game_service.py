@@ -40,14 +40,9 @@ from service.rules.cards import Card
 from service.seeds import SeedVault
 from service.storage.projections import HistoryRow
 from service.storage.seeds import DECK, SEED
+from service.streams import game_stream
 from service.unit_of_work import UnitOfWork
-
-#: What an unfinished game shows instead of a deck recorded in clear (v1 deals only).
-MASKED = "hidden until the game ends"
-
-
-def game_stream(game_id: uuid.UUID | str) -> str:
-    return f"game-{game_id}"
+from service.views import ended, shown_data
 
 
 @dataclass(frozen=True, slots=True)
@@ -538,15 +533,8 @@ class Games:
     def shown_records(records: Sequence[RecordedEvent]) -> list[RecordedEvent]:
         """The stream as staff may see it: while the game is unfinished, a v1 deal's deck
         (recorded in clear before sealing) is masked, as the player's own view hides it."""
-        finished = any(r.type in ("Collected", "Voided") for r in records)
-        if finished:
-            return list(records)
-        return [
-            replace(r, data={**r.data, "deck": MASKED})
-            if r.type == "Dealt" and r.data.get("deck") is not None
-            else r
-            for r in records
-        ]
+        hidden = not ended(r.type for r in records)
+        return [replace(r, data=shown_data(r.type, r.data, hidden)) for r in records]
 
     def history(
         self,

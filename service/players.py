@@ -16,16 +16,15 @@ from service import errors, ledger
 from service.context import RequestContext, event_metadata
 from service.errors import NotFound, PlayerConflict, RuleViolation
 from service.paytable import Paytable, paytable_for
-from service.storage.ledger import Posted, StatementLine
-from service.storage.projections import PlayerRow, Preferences
+from service.storage.ledger import Posted as Posted
+from service.storage.ledger import StatementLine
+from service.storage.projections import PlayerRow
+from service.storage.projections import Preferences as Preferences
+from service.streams import player_stream
 from service.unit_of_work import UnitOfWork
 
 #: Largest single deposit or withdrawal, in minor units (sanity bound, not a business limit).
 MAX_TRANSFER = 10**12
-
-
-def player_stream(player_id: uuid.UUID | str) -> str:
-    return f"player-{player_id}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,10 +16,9 @@ from events.codec import InvalidEvent, UnknownEvent, decode_game
 from events.records import RecordedEvent
 from service import game as g
 from service.errors import RuleViolation
-from service.game_service import MASKED
 from service.paytable import Paytable
 from service.verification import GameVerification, PostingRow, verify_game
-from service.views import full_view, player_view, revealed_deck
+from service.views import ended, full_view, player_view, revealed_deck, shown_data
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +46,7 @@ def build_replay(
     shown = records if to_version is None else records[:to_version]
     if verification.readable is not None:  # an edited record: shown up to where it stops
         shown = shown[: verification.readable]
-    ended = verification.state.is_over
+    over = ended(r.type for r in records)
     deck = None if masked else revealed_deck(verification.state)
 
     def view(state: g.Game) -> dict[str, Any]:
@@ -61,9 +60,7 @@ def build_replay(
             state = g.evolve(state, event)
         except (InvalidEvent, UnknownEvent, RuleViolation, LookupError, AssertionError, TypeError):
             break  # an edited record the game cannot fold: the verification names it
-        data = dict(record.data)
-        if record.type == "Dealt" and data.get("deck") is not None and (masked or not ended):
-            data["deck"] = MASKED  # a v1 deal recorded its deck in clear
+        data = shown_data(record.type, record.data, masked or not over)
         steps.append(
             {
                 "version": record.version,

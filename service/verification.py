@@ -41,6 +41,7 @@ from service.paytable import Paytable, winnings
 from service.rules import fold as table_fold
 from service.rules.cards import Card
 from service.rules.game import GameRules, Shuffle
+from service.streams import id_of
 
 Status = Literal["pass", "fail", "pending", "not-applicable"]
 CHECKS = ("hash-chain", "seed-commitment", "deck", "rules", "payout", "ledger")
@@ -653,7 +654,7 @@ def verify_player_stream(
     if not records:
         return findings
     stream = records[0].stream_id
-    player_id = stream.removeprefix("player-")
+    player_id = id_of(stream)
     by_version: dict[int, list[PostingRow]] = {}
     for row in postings:
         by_version.setdefault(row.cause_version, []).append(row)

@@ -9,6 +9,7 @@ card where it lies.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from service import shuffle
@@ -16,6 +17,27 @@ from service.game import Collect, Game, PlayCommand, hidden_cards, legal_command
 from service.rules.actions import MoveCards, Remove, describe
 from service.rules.cards import Card
 from service.rules.table import Pile, Table, unseal
+
+#: What an unfinished game shows instead of a deck recorded in clear (v1 deals only).
+MASKED = "hidden until the game ends"
+#: The events that end a game (its state is then collected or voided).
+ENDINGS = ("Collected", "Voided")
+
+
+def ended(record_types: Iterable[str]) -> bool:
+    """Has a game whose stream holds these event types ended? (Read from the types alone, so
+    a stream an edit made unreadable still answers.)"""
+    return any(t in ENDINGS for t in record_types)
+
+
+def shown_data(record_type: str, data: Mapping[str, Any], hidden: bool) -> dict[str, Any]:
+    """A recorded game event's data as shown: a v1 deal recorded its deck in clear, which is
+    masked while ``hidden`` (the game unfinished, or a player's masked replay). The one rule for
+    the events route and the replay."""
+    shown = dict(data)
+    if hidden and record_type == "Dealt" and shown.get("deck") is not None:
+        shown["deck"] = MASKED
+    return shown
 
 
 def command_as_dict(command: PlayCommand) -> dict[str, Any]:

@@ -10,12 +10,11 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-import psycopg
 from flask import Response, current_app, g, json, request
 from werkzeug.exceptions import HTTPException
 
 from events.records import ConcurrencyConflict
-from service import errors
+from service import db, errors
 from service.errors import (
     CertificationDisabled,
     DuelNotOver,
@@ -23,6 +22,7 @@ from service.errors import (
     GameNotFinished,
     IntegrityBreach,
     InvalidArgument,
+    KeyReused,
     NotFound,
     PlayerConflict,
     RuleViolation,
@@ -30,7 +30,6 @@ from service.errors import (
     VersionMismatch,
 )
 from service.ledger import InsufficientFunds, TransactionIdReused
-from service.storage.idempotency import KeyReused
 
 log = logging.getLogger(__name__)
 
@@ -321,11 +320,12 @@ def from_exception(error: Exception) -> Problem:
         return Problem(
             "integrity-breach", "stored data failed an integrity check; nothing was applied"
         )
-    if isinstance(error, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled):
+    down = db.outage(error)
+    if down == "busy":
         return Problem(
             "service-unavailable", "the database is busy; retry", headers={"Retry-After": "1"}
         )
-    if isinstance(error, psycopg.OperationalError):
+    if down == "unreachable":
         return Problem("service-unavailable", "the database is unreachable; retry later")
     log.exception("unhandled error", exc_info=error)
     return Problem("internal-error", "an unexpected error occurred; nothing was applied")

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from events.schemas import CURRENCY_PATTERN
 from service import finance_charts
 from service.games import GAMES, STANDALONE
 from service.games.klondike import ANY_FOUNDATION, FOUNDATION_PILES, TABLEAU_PILES, WASTE
@@ -15,7 +16,7 @@ from service.rules.actions import ACTIONS
 from service.rules.cards import CANONICAL_DECK
 
 CARD = validate.OneOf(CANONICAL_DECK)
-CURRENCY = validate.Regexp(r"^[A-Z]{3}\Z", error="a three-letter ISO 4217 code, e.g. GBP")
+CURRENCY = validate.Regexp(CURRENCY_PATTERN, error="a three-letter ISO 4217 code, e.g. GBP")
 MINOR_UNITS = validate.Range(min=1, max=10**12)
 STATUSES = ("in_progress", "complete", "collected", "voided")
 
@@ -853,7 +854,7 @@ class SignificantPageSchema(Schema):
 class DailyQuerySchema(Strict):
     start = fields.Date(required=True, data_key="from")
     end = fields.Date(required=True, data_key="to")
-    currency = fields.String(required=True, validate=validate.Regexp(r"^[A-Z]{3}$"))
+    currency = fields.String(required=True, validate=CURRENCY)
 
 
 class DailyChartQuerySchema(DailyQuerySchema):

@@ -9,6 +9,7 @@ from typing import Any
 
 import psycopg
 
+from service.streams import is_duel, is_game
 from service.verification import Finding, PostingRow
 
 # The postings caused by any of these streams' events, with their transactions, in order.
@@ -91,6 +92,6 @@ class AuditReads:
 
 def _game_id(unit: str) -> uuid.UUID | None:
     """The game (or duel) a unit names, for its findings."""
-    if unit.startswith(("game-", "duel-")):
+    if is_game(unit) or is_duel(unit):
         return uuid.UUID(unit.split("-", 1)[1])
     return None

@@ -7,6 +7,8 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from service.errors import KeyReused
+
 # Claim a key for this request. If another transaction holds the same key, this waits for it to
 # commit or roll back, then claims or finds it taken.
 CLAIM_SQL = """
@@ -27,10 +29,6 @@ COMPLETE_SQL = """
 UPDATE idempotency_keys SET result = %(result)s
  WHERE scope = %(scope)s AND key = %(key)s
 """
-
-
-class KeyReused(Exception):
-    """The key was used before for a request with other content."""
 
 
 class IdempotencyStore:

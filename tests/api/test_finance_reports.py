@@ -228,6 +228,7 @@ def test_a_daily_report_request_is_validated(http: Http) -> None:
         f"from={year_ago - timedelta(days=1)}&to={today}&currency=GBP": "to",
         f"from={today}&to={today}&currency=JPY": "currency",  # no paytable for it
         f"from={today}&to={today}&currency=gbp": "currency",
+        f"from={today}&to={today}&currency=GBP%0A": "currency",  # a trailing newline: not GBP
         f"from={today}&to={today}": "currency",
         f"to={today}&currency=GBP": "from",
         f"from={today}&currency=GBP": "to",

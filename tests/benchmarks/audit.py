@@ -48,10 +48,11 @@ from service import audit
 from service import game as g
 from service.config import PROJECT_ROOT, Settings
 from service.context import Actor, RequestContext, event_metadata
-from service.game_service import Games, game_stream
+from service.game_service import Games
 from service.games import game_named
 from service.paytable import Paytable
 from service.storage.projections import history_row
+from service.streams import game_stream
 from service.wiring import Container, build
 from tests.dbtools import scratch_database, server_admin_url
 

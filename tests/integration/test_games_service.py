@@ -17,17 +17,18 @@ from service.context import Actor, RequestContext
 from service.errors import (
     CertificationDisabled,
     GameInProgress,
+    KeyReused,
     NotFound,
     RuleViolation,
     VersionMismatch,
 )
-from service.game_service import CertificationDeal, Games, game_stream
+from service.game_service import CertificationDeal, Games
 from service.games import VEGAS_DRAW1, klondike
 from service.ledger import InsufficientFunds
 from service.rules.table import Table, seal
 from service.storage.game_writes import GameWrites
-from service.storage.idempotency import KeyReused
 from service.storage.ledger import LedgerStore
+from service.streams import game_stream
 from service.wiring import Container
 from tests.builders import easy_deck, pile
 from tests.integration.conftest import OPERATOR, World, as_player

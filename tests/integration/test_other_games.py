@@ -14,10 +14,11 @@ from events.catalog import CardMoved, Collected, PairRemoved, StakePlaced, Undon
 from service import game as g
 from service import shuffle
 from service.audit import stream_postings
-from service.game_service import LoadedGame, game_stream
+from service.game_service import LoadedGame
 from service.games import GOLF, PYRAMID
 from service.paytable import winnings
 from service.rules.game import GameRules
+from service.streams import game_stream
 from service.verification import CHECKS, verify_game
 from tests.integration.conftest import World, as_player
 

@@ -20,10 +20,11 @@ from service import game as g
 from service import ledger, shuffle
 from service.audit import stream_postings
 from service.context import Actor
-from service.game_service import MASKED, Games, LoadedGame, game_stream
+from service.game_service import Games, LoadedGame
 from service.storage.projections import history_row
+from service.streams import game_stream
 from service.verification import CHECKS, GameVerification, verify_game
-from service.views import full_view, player_view
+from service.views import MASKED, full_view, player_view
 from service.wiring import Container
 from tests.builders import SEED, pile
 from tests.dbtools import SERVICE_ROLE

@@ -13,7 +13,8 @@ import pytest
 from events.postgres import PostgresEventStore
 from service import game as g
 from service import snapshots
-from service.game_service import Games, LoadedGame, game_stream
+from service.game_service import Games, LoadedGame
+from service.streams import game_stream
 from tests.integration.conftest import World, as_player
 
 DbConn = psycopg.Connection[tuple[Any, ...]]

@@ -27,11 +27,10 @@ from events.codec import decode_game, encode
 from events.records import RecordedEvent
 from service import game as g
 from service import shuffle
-from service.game_service import MASKED
 from service.paytable import default_paytables
 from service.replay import build_replay
 from service.verification import CHECKS, PostingRow, verify_game
-from service.views import revealed_deck
+from service.views import MASKED, revealed_deck
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "legacy_streams.json"
 LEGACY: dict[str, Any] = json.loads(FIXTURE.read_text())

@@ -1,0 +1,44 @@
+"""Stream names (pure): the one place that spells them. A game's events are ``game-<id>``, a
+duel's ``duel-<id>``, a player's ``player-<id>``; the audit's units, the finance projections
+and the verifiers read a stream's kind and id from its name with these too. (SQL that builds a
+name in the database, as the audit's plan does, spells the same prefixes.)"""
+
+from __future__ import annotations
+
+import uuid
+
+GAME = "game-"
+DUEL = "duel-"
+PLAYER = "player-"
+
+
+def game_stream(game_id: uuid.UUID | str) -> str:
+    return f"{GAME}{game_id}"
+
+
+def duel_stream(duel_id: uuid.UUID | str) -> str:
+    return f"{DUEL}{duel_id}"
+
+
+def player_stream(player_id: uuid.UUID | str) -> str:
+    return f"{PLAYER}{player_id}"
+
+
+def is_game(stream: str) -> bool:
+    return stream.startswith(GAME)
+
+
+def is_duel(stream: str) -> bool:
+    return stream.startswith(DUEL)
+
+
+def is_player(stream: str) -> bool:
+    return stream.startswith(PLAYER)
+
+
+def id_of(stream: str) -> str:
+    """The id a stream's name carries (its game's, duel's or player's)."""
+    for prefix in (GAME, DUEL, PLAYER):
+        if stream.startswith(prefix):
+            return stream[len(prefix) :]
+    raise ValueError(f"not a stream name: {stream!r}")
