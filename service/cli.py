@@ -8,7 +8,8 @@ import json
 import time
 import uuid
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TextIO
 
@@ -28,7 +29,18 @@ from service.rtp.fanout import LostWork, Pending, gather
 from service.rtp.players import KINDS, Kind
 from service.rtp.roster import player_for
 from service.seeds import rotate_keys
-from service.wiring import build
+from service.wiring import Container, build
+
+
+@contextmanager
+def _services() -> Iterator[Container]:
+    """The composition root for one command: built without migrating (the owner's job, db
+    upgrade), and closed however the command ends."""
+    container = build(migrate=False)
+    try:
+        yield container
+    finally:
+        container.close()
 
 
 def register(app: Flask) -> None:
@@ -67,12 +79,8 @@ def projections_group() -> None:
 @projections_group.command("rebuild", help="Recompute projections from the event log.")
 @click.option("--check", is_flag=True, help="Only report differences; change nothing.")
 def projections_rebuild(check: bool) -> None:
-    container = build(migrate=False)  # migrating is the owner's job (db upgrade)
-    try:
-        with container.unit_of_work() as uow:
-            report = rebuild(uow, apply=not check)
-    finally:
-        container.close()
+    with _services() as container, container.unit_of_work() as uow:
+        report = rebuild(uow, apply=not check)
     click.echo(f"read {report.events} events up to position {report.position}")
     for diff in report.differences:
         click.echo(f"  {diff.table} {diff.key}: live {diff.live!r} rebuilt {diff.rebuilt!r}")
@@ -91,11 +99,8 @@ def keys_group() -> None:
 @click.option("--role", required=True, type=click.Choice(STAFF_ROLES))
 @click.option("--name", required=True, help="Who or what holds the key, e.g. cashier-desk-1.")
 def keys_create(role: str, name: str) -> None:
-    container = build(migrate=False)
-    try:
+    with _services() as container:
         secret = container.access.create_key(name, role)
-    finally:
-        container.close()
     click.echo(f"created {role} key {name!r}; store it now, it is not shown again:")
     click.echo(secret)
 
@@ -108,11 +113,8 @@ def keys_create(role: str, name: str) -> None:
     help="Also revoke every player session the key minted.",
 )
 def keys_revoke(name: str, sessions: bool) -> None:
-    container = build(migrate=False)
-    try:
+    with _services() as container:
         revoked = container.access.revoke_key(name, sessions=sessions)
-    finally:
-        container.close()
     if not revoked:
         raise click.ClickException(f"no live key named {name!r}")
     click.echo(f"revoked {name!r}")
@@ -120,13 +122,10 @@ def keys_revoke(name: str, sessions: bool) -> None:
 
 @keys_group.command("list", help="Every key, newest first (names and roles, never secrets).")
 def keys_list() -> None:
-    container = build(migrate=False)
-    try:
+    with _services() as container:
         for key in container.access.list_keys():
             state = f"revoked {key.revoked_at:%Y-%m-%d %H:%M}" if key.revoked_at else "live"
             click.echo(f"{key.name}\t{key.role}\t{key.created_at:%Y-%m-%d %H:%M}\t{state}")
-    finally:
-        container.close()
 
 
 @click.group("seeds", help="Sealed seeds and decks at rest.")
@@ -140,11 +139,8 @@ def seeds_group() -> None:
     "SEED_ENCRYPTION_KEYS); the older keys may then be removed.",
 )
 def seeds_rotate() -> None:
-    container = build(migrate=False)
-    try:
+    with _services() as container:
         count = rotate_keys(container.vault, container.unit_of_work)
-    finally:
-        container.close()
     click.echo(f"re-encrypted {count} sealed secret(s) under key {container.vault.key_id}")
 
 
@@ -158,11 +154,8 @@ def checkpoints_group() -> None:
 )
 @click.option("--by", default="cli", show_default=True, help="Who asks, for the record.")
 def checkpoints_create(by: str) -> None:
-    container = build(migrate=False)
-    try:
+    with _services() as container:
         stored, created = container.anchors.checkpoint(by)
-    finally:
-        container.close()
     verb = "signed" if created else "nothing new since"
     click.echo(f"{verb} checkpoint {stored.seq} at position {stored.position}")
 
@@ -173,16 +166,13 @@ def checkpoints_create(by: str) -> None:
 @click.option("--seq", type=click.IntRange(1), help="Which checkpoint.")
 @click.option("--output", "-o", type=click.File("w"), default="-", help="File (default stdout).")
 def checkpoints_export(seq: int | None, output: TextIO) -> None:
-    container = build(migrate=False)
-    try:
+    with _services() as container:
         if seq is None:
             latest = container.anchors.page(before=None, limit=1)
             if not latest:
                 raise click.ClickException("no checkpoint yet: run `checkpoints create`")
             seq = latest[0].seq
         document = container.anchors.exported(seq)
-    finally:
-        container.close()
     output.write(json.dumps(document, indent=2) + "\n")
 
 
@@ -191,9 +181,8 @@ def checkpoints_export(seq: int | None, output: TextIO) -> None:
 )
 @click.argument("files", nargs=-1, required=True, type=click.File("r"))
 def checkpoints_verify(files: tuple[TextIO, ...]) -> None:
-    container = build(migrate=False)
     failed = False
-    try:
+    with _services() as container:
         for file in files:
             try:
                 document = json.load(file)
@@ -209,8 +198,6 @@ def checkpoints_verify(files: tuple[TextIO, ...]) -> None:
             for f in checked.findings:
                 click.echo(f"  {f.check} at {f.location}: expected {f.expected}; found {f.found}")
             failed = failed or not checked.verified
-    finally:
-        container.close()
     if failed:
         raise SystemExit(1)
 
@@ -238,8 +225,7 @@ def audit_run(
     by: str,
 ) -> None:
     scope = _audit_scope(start, end, player_id)
-    container = build(migrate=False)
-    try:
+    with _services() as container:
         if local:
             with container.unit_of_work() as uow:
                 audit_id, chunks = audit.start(uow, scope, by)
@@ -257,8 +243,6 @@ def audit_run(
             audit_id = container.audits.start_audit(scope, Actor(by, "auditor")).audit_id
             _follow(container.audits, audit_id)
         result = container.audits.audit(audit_id)
-    finally:
-        container.close()
     _print_audit(result)
     if result.findings:
         raise SystemExit(1)
@@ -308,11 +292,8 @@ def _print_audit(result: audit.AuditStatus) -> None:
 @audit_group.command("show", help="An audit's progress and findings.")
 @click.argument("audit_id", type=click.UUID)
 def audit_show(audit_id: uuid.UUID) -> None:
-    container = build(migrate=False)
-    try:
+    with _services() as container:
         result = container.audits.audit(audit_id)
-    finally:
-        container.close()
     _print_audit(result)
 
 
@@ -334,13 +315,10 @@ def rtp_table() -> None:
     "(beat does it hourly), log what is significantly above them, and print it.",
 )
 def rtp_watch() -> None:
-    container = build(migrate=False)
-    try:
+    with _services() as container:
         found = advantage.run(
             container.unit_of_work, container.settings.paytables, datetime.now(UTC)
         )
-    finally:
-        container.close()
     for report in found:
         state = "logged" if report.logged else "already logged today"
         click.echo(f"{report.subject}\t{state}\t{report.flag.reason}")
@@ -401,23 +379,23 @@ def rtp_simulate(
                 histogram.update(simulate.simulate(game_id, start, size, kind))
                 bar.update(size)
         else:
-            container = build(migrate=False)
+            with _services() as container:
 
-            def send(start: int) -> Pending:
-                size = min(chunk, count - start)
-                sent: Pending = container.send_task("vegas.rtp_chunk", game_id, start, size, kind)
-                return sent
+                def send(start: int) -> Pending:
+                    size = min(chunk, count - start)
+                    sent: Pending = container.send_task(
+                        "vegas.rtp_chunk", game_id, start, size, kind
+                    )
+                    return sent
 
-            def done(start: int, part: Mapping[str, int]) -> None:
-                histogram.update({int(u): n for u, n in part.items()})
-                bar.update(min(chunk, count - start))
+                def done(start: int, part: Mapping[str, int]) -> None:
+                    histogram.update({int(u): n for u, n in part.items()})
+                    bar.update(min(chunk, count - start))
 
-            try:
-                gather(send, starts, on_done=done)
-            except LostWork as exc:
-                raise click.ClickException(str(exc)) from exc
-            finally:
-                container.close()
+                try:
+                    gather(send, starts, on_done=done)
+                except LostWork as exc:
+                    raise click.ClickException(str(exc)) from exc
     if save:
         with open(save, "w") as out:
             json.dump({str(u): n for u, n in sorted(histogram.items())}, out)
