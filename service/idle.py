@@ -24,19 +24,9 @@ log = logging.getLogger(__name__)
 
 COLLECTOR = Actor("idle-collector", "system")
 
-# Unfinished games whose last event is older than the idle time, by the database clock.
-IDLE_GAMES_SQL = """
-SELECT game_id, version FROM game_history
- WHERE ended_at IS NULL AND last_event_at < statement_timestamp() - %(idle)s
- ORDER BY last_event_at
- LIMIT %(limit)s
-"""
-
 
 def idle_games(uow: UnitOfWork, idle: timedelta, limit: int = 500) -> list[tuple[uuid.UUID, int]]:
-    with uow.conn.cursor() as cur:
-        cur.execute(IDLE_GAMES_SQL, {"idle": idle, "limit": limit})
-        return [(row[0], int(row[1])) for row in cur.fetchall()]
+    return uow.projections.idle_games(idle, limit)
 
 
 def collect_idle(

@@ -156,5 +156,5 @@ def healthz() -> Any:
 @problems(blp)
 def readyz() -> Any:
     with services().unit_of_work() as uow:
-        uow.conn.execute("SELECT 1")
+        uow.projections.ping()
     return {"status": "ready"}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
@@ -15,6 +15,18 @@ import psycopg
 
 from service.game import Game
 from service.games import GAMES
+
+# Unfinished games whose last event is older than the idle time, by the database clock (the
+# idle collector's scan, service/idle.py).
+IDLE_GAMES_SQL = """
+SELECT game_id, version FROM game_history
+ WHERE ended_at IS NULL AND last_event_at < statement_timestamp() - %(idle)s
+ ORDER BY last_event_at
+ LIMIT %(limit)s
+"""
+
+# Does the database answer? (The readiness probe.)
+PING_SQL = "SELECT 1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +247,15 @@ class ProjectionStore:
             cur.execute(GAME_ROW_SQL, {"game_id": game_id})
             row = cur.fetchone()
             return HistoryRow(*row) if row else None
+
+    def idle_games(self, idle: timedelta, limit: int) -> list[tuple[uuid.UUID, int]]:
+        """Unfinished games idle for longer than ``idle``, longest first: (game, version)."""
+        with self._conn.cursor() as cur:
+            cur.execute(IDLE_GAMES_SQL, {"idle": idle, "limit": limit})
+            return [(row[0], int(row[1])) for row in cur.fetchall()]
+
+    def ping(self) -> None:
+        self._conn.execute(PING_SQL)
 
 
 def _json_row(row: HistoryRow) -> str:
