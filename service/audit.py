@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from psycopg.types.json import Jsonb
-
 from events.records import RecordedEvent
 from service.duel_verification import SeatStream, verify_duel
 from service.finance import utc_span
@@ -42,133 +40,6 @@ LOG_UNIT = "log"
 
 #: The check of the log unit (service.anchors.Anchors.findings, which holds the public keys).
 LogCheck = Callable[[UnitOfWork], list[Finding]]
-
-# A duel's stream, or a duel seat's game, is audited once the duel has ended: until then every
-# seat's cards are sealed from staff (service.game_service.seal_seat_from_staff), and its
-# checks need the revealed seed anyway. A game's first event names its duel, if any.
-ENDED_DUEL = """(SELECT 1 FROM events o
-                  WHERE o.stream_id = {} AND o.type IN ('DuelSettled', 'DuelCancelled'))"""
-SEAT_ENDED = (
-    " AND (e.data->>'duel_id' IS NULL OR EXISTS "
-    + ENDED_DUEL.format("'duel-' || (e.data->>'duel_id')")
-    + ")"
-)
-
-# Game streams in the log: all, those dealt in a date range, or one player's.
-ALL_GAMES_SQL = f"""
-SELECT stream_id FROM events e
- WHERE version = 1 AND stream_id LIKE 'game-%%'{SEAT_ENDED}
- ORDER BY position
-"""
-GAMES_BETWEEN_SQL = f"""
-SELECT stream_id FROM events e
- WHERE version = 1 AND stream_id LIKE 'game-%%'
-   AND recorded_at >= %(start)s AND recorded_at <= %(last)s{SEAT_ENDED}
- ORDER BY position
-"""
-PLAYER_GAMES_SQL = f"""
-SELECT stream_id FROM events e
- WHERE version = 1 AND stream_id LIKE 'game-%%' AND data->>'player_id' = %(player_id)s{SEAT_ENDED}
- ORDER BY position
-"""
-PLAYER_STREAMS_SQL = """
-SELECT stream_id FROM events WHERE version = 1 AND stream_id LIKE 'player-%%' ORDER BY position
-"""
-# Duel streams that have ended: all, or those opened in a date range.
-DUELS_SQL = f"""
-SELECT stream_id FROM events e
- WHERE version = 1 AND stream_id LIKE 'duel-%%'
-   AND (%(start)s::timestamptz IS NULL OR recorded_at >= %(start)s::timestamptz)
-   AND (%(last)s::timestamptz IS NULL OR recorded_at <= %(last)s::timestamptz)
-   AND EXISTS {ENDED_DUEL.format("e.stream_id")}
- ORDER BY position
-"""
-# The ended duels a player sat in.
-PLAYER_DUELS_SQL = f"""
-SELECT DISTINCT stream_id FROM events e
- WHERE stream_id LIKE 'duel-%%' AND type = 'SeatTaken' AND data->>'player_id' = %(player_id)s
-   AND EXISTS {ENDED_DUEL.format("e.stream_id")}
-"""
-
-# A stream's ledger postings, with their transactions.
-POSTINGS_SQL = """
-SELECT p.posting_id, t.client_transaction_id, t.kind, t.amount, t.cause_stream,
-       t.cause_version, p.account_id, p.amount, p.balance_before, p.balance_after
-  FROM ledger_transactions t
-  JOIN postings p USING (transaction_id)
- WHERE t.cause_stream = %(stream)s
- ORDER BY p.posting_id
-"""
-ALL_POSTINGS_SQL = """
-SELECT p.posting_id, t.client_transaction_id, t.kind, t.amount, t.cause_stream,
-       t.cause_version, p.account_id, p.amount, p.balance_before, p.balance_after
-  FROM ledger_transactions t
-  JOIN postings p USING (transaction_id)
- ORDER BY p.posting_id
-"""
-BALANCES_SQL = "SELECT account_id, balance FROM account_balances"
-
-NEW_AUDIT_SQL = """
-INSERT INTO audits (audit_id, scope, requested_by, status, total)
-VALUES (%(audit_id)s, %(scope)s, %(requested_by)s, 'running', %(total)s)
-"""
-# The units an audit planned.
-PLAN_SQL = """
-INSERT INTO audit_plan (audit_id, unit)
-SELECT %(audit_id)s, unit FROM unnest(%(units)s::text[]) AS u(unit)
-"""
-
-# Running audits with no progress for a while (a chunk lost with a crashed worker), and the
-# planned units of each not yet checked.
-STALLED_SQL = """
-SELECT a.audit_id, a.resent, array_agg(p.unit ORDER BY p.unit)
-  FROM audits a
-  JOIN audit_plan p USING (audit_id)
- WHERE a.status = 'running'
-   AND greatest(a.created_at, (SELECT max(u.checked_at) FROM audit_units u
-                                WHERE u.audit_id = a.audit_id))
-       < statement_timestamp() - %(quiet)s
-   AND NOT EXISTS (SELECT 1 FROM audit_units u
-                    WHERE u.audit_id = a.audit_id AND u.unit = p.unit)
- GROUP BY a.audit_id, a.resent
-"""
-
-# Finish every running audit whose units are all checked (a worker that checked the last one
-# may have died before finishing it).
-FINISH_CHECKED_SQL = """
-UPDATE audits a SET status = 'done', finished_at = statement_timestamp()
- WHERE a.status = 'running'
-   AND (SELECT count(*) FROM audit_units u WHERE u.audit_id = a.audit_id) >= a.total
-"""
-
-# Count one re-send of an audit's lost work.
-RESENT_SQL = "UPDATE audits SET resent = resent + 1 WHERE audit_id = %(audit_id)s"
-
-# Give up on an audit, saying why.
-FAIL_SQL = """
-UPDATE audits SET status = 'failed', failure = %(failure)s, finished_at = statement_timestamp()
- WHERE audit_id = %(audit_id)s AND status = 'running'
-"""
-
-# Finish the audit once every unit is checked (whichever chunk gets there last).
-FINISH_SQL = """
-UPDATE audits SET status = 'done', finished_at = statement_timestamp()
- WHERE audit_id = %(audit_id)s AND status = 'running'
-   AND (SELECT count(*) FROM audit_units WHERE audit_id = %(audit_id)s) >= total
-"""
-AUDIT_SQL = """
-SELECT a.audit_id, a.scope, a.requested_by, a.status, a.total, a.created_at, a.finished_at,
-       a.failure,
-       (SELECT count(*) FROM audit_units u WHERE u.audit_id = a.audit_id),
-       (SELECT count(*) FROM audit_units u WHERE u.audit_id = a.audit_id AND NOT u.ok)
-  FROM audits a WHERE a.audit_id = %(audit_id)s
-"""
-FINDINGS_SQL = """
-SELECT game_id, check_name, location, expected, found, unit
-  FROM audit_findings WHERE audit_id = %(audit_id)s
- ORDER BY unit, seq
- LIMIT %(limit)s
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,33 +97,21 @@ class AuditStatus:
 
 
 def plan(uow: UnitOfWork, scope: Scope) -> list[str]:
-    """The units an audit of ``scope`` checks: its game streams, then (for a whole-history
-    audit, or one player's) the player streams and the whole ledger."""
-    with uow.conn.cursor() as cur:
-        if scope.kind == "dates":
-            assert scope.start is not None
-            assert scope.end is not None
-            start, last = utc_span(scope.start, scope.end)
-            cur.execute(GAMES_BETWEEN_SQL, {"start": start, "last": last})
-        elif scope.kind == "player":
-            cur.execute(PLAYER_GAMES_SQL, {"player_id": str(scope.player_id)})
-        else:
-            cur.execute(ALL_GAMES_SQL)
-        units = [row[0] for row in cur.fetchall()]
-        if scope.kind == "player":
-            cur.execute(PLAYER_DUELS_SQL, {"player_id": str(scope.player_id)})
-        elif scope.kind == "dates":
-            cur.execute(DUELS_SQL, {"start": start, "last": last})
-        else:
-            cur.execute(DUELS_SQL, {"start": None, "last": None})
-        units += sorted(row[0] for row in cur.fetchall())
-        if scope.kind == "all":
-            cur.execute(PLAYER_STREAMS_SQL)
-            units += [row[0] for row in cur.fetchall()]
-            units += [LEDGER_UNIT, LOG_UNIT]
-        elif scope.kind == "player":
-            assert scope.player_id is not None
-            units += [player_stream(scope.player_id), LEDGER_UNIT]
+    """The units an audit of ``scope`` checks: its game streams and ended duels, then (for a
+    whole-history audit, or one player's) the player streams and the whole ledger."""
+    reads = AuditReads(uow.conn)
+    start = last = None
+    if scope.kind == "dates":
+        assert scope.start is not None
+        assert scope.end is not None
+        start, last = utc_span(scope.start, scope.end)
+    units = reads.streams(scope.kind, scope.player_id, start, last)
+    if scope.kind == "all":
+        units += reads.player_streams()
+        units += [LEDGER_UNIT, LOG_UNIT]
+    elif scope.kind == "player":
+        assert scope.player_id is not None
+        units += [player_stream(scope.player_id), LEDGER_UNIT]
     return units
 
 
@@ -260,19 +119,7 @@ def start(uow: UnitOfWork, scope: Scope, requested_by: str) -> tuple[uuid.UUID, 
     """Record a new audit and return its id and its units in chunks (committed)."""
     units = plan(uow, scope)
     audit_id = uuid.uuid4()
-    with uow.conn.cursor() as cur:
-        cur.execute(
-            NEW_AUDIT_SQL,
-            {
-                "audit_id": audit_id,
-                "scope": Jsonb(scope.as_json()),
-                "requested_by": requested_by,
-                "total": len(units),
-            },
-        )
-        cur.execute(PLAN_SQL, {"audit_id": audit_id, "units": units})
-        if not units:
-            cur.execute(FINISH_SQL, {"audit_id": audit_id})
+    AuditReads(uow.conn).create(audit_id, scope.as_json(), requested_by, units)
     uow.commit()
     return audit_id, _chunks(units)
 
@@ -294,32 +141,23 @@ def resume(
     (committed as one more re-send); an audit re-sent ``max_resends`` times already is marked
     failed with the reason instead."""
     again: list[tuple[uuid.UUID, list[list[str]]]] = []
-    with uow.conn.cursor() as cur:
-        cur.execute(FINISH_CHECKED_SQL)
-        cur.execute(STALLED_SQL, {"quiet": quiet})
-        for audit_id, resent, missing in cur.fetchall():
-            if resent >= max_resends:
-                failure = (
-                    f"{len(missing)} unit(s) never checked after {resent} re-sends, e.g. "
-                    f"{missing[0]}"
-                )
-                cur.execute(FAIL_SQL, {"audit_id": audit_id, "failure": failure})
-                continue
-            cur.execute(RESENT_SQL, {"audit_id": audit_id})
-            again.append((audit_id, _chunks(missing)))
+    reads = AuditReads(uow.conn)
+    for audit_id, resent, missing in reads.stalled(quiet):
+        if resent >= max_resends:
+            failure = (
+                f"{len(missing)} unit(s) never checked after {resent} re-sends, e.g. {missing[0]}"
+            )
+            reads.fail(audit_id, failure)
+            continue
+        reads.resent(audit_id)
+        again.append((audit_id, _chunks(missing)))
     uow.commit()
     return again
 
 
-def _postings(uow: UnitOfWork, sql: str, params: dict[str, Any]) -> list[PostingRow]:
-    with uow.conn.cursor() as cur:
-        cur.execute(sql, params)
-        return [PostingRow(*row) for row in cur.fetchall()]
-
-
 def stream_postings(uow: UnitOfWork, stream: str) -> list[PostingRow]:
     """The ledger postings caused by one stream's events."""
-    return _postings(uow, POSTINGS_SQL, {"stream": stream})
+    return AuditReads(uow.conn).stream_postings(stream)
 
 
 def check_unit(
@@ -334,10 +172,8 @@ def check_unit(
     if unit == LOG_UNIT:
         return log_check(uow)
     if unit == LEDGER_UNIT:
-        with uow.conn.cursor() as cur:
-            cur.execute(BALANCES_SQL)
-            balances = {account: int(balance) for account, balance in cur.fetchall()}
-        return verify_ledger(_postings(uow, ALL_POSTINGS_SQL, {}), balances)
+        reads = AuditReads(uow.conn)
+        return verify_ledger(reads.all_postings(), reads.balances())
     if read is None:
         read = uow.events.read_stream(unit), stream_postings(uow, unit)
     records, postings = read
@@ -390,8 +226,9 @@ def check_chunk(
             read = (records.get(unit, []), postings.get(unit, [])) if unit in streams else None
             results.append((unit, check_unit(uow, unit, paytables, log_check, read)))
     with unit_of_work() as uow:
-        recorded = AuditReads(uow.conn).record(audit_id, results)
-        uow.conn.execute(FINISH_SQL, {"audit_id": audit_id})
+        reads = AuditReads(uow.conn)
+        recorded = reads.record(audit_id, results)
+        reads.finish(audit_id)
         uow.commit()
     return recorded
 
@@ -399,13 +236,11 @@ def check_chunk(
 def status(
     uow: UnitOfWork, audit_id: uuid.UUID, *, findings_limit: int = 1000
 ) -> AuditStatus | None:
-    with uow.conn.cursor() as cur:
-        cur.execute(AUDIT_SQL, {"audit_id": audit_id})
-        row = cur.fetchone()
-        if row is None:
-            return None
-        cur.execute(FINDINGS_SQL, {"audit_id": audit_id, "limit": findings_limit})
-        found = tuple(AuditFinding(*r) for r in cur.fetchall())
+    stored = AuditReads(uow.conn).status(audit_id, findings_limit)
+    if stored is None:
+        return None
+    row, findings = stored
+    found = tuple(AuditFinding(*r) for r in findings)
     audit, scope, by, state, total, created, finished, failure, checked, failed = row
     return AuditStatus(
         audit,
