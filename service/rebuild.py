@@ -27,44 +27,18 @@ from events.catalog import (
 from service import duel as d
 from service import game as g
 from service import ledger
-from service.storage.duels import DUEL_COLUMNS, SEAT_COLUMNS, DuelRow, SeatRow, duel_rows
+from service.storage.duels import DuelRow, SeatRow, duel_rows
 from service.storage.projections import (
-    HISTORY_COLUMNS,
     HistoryRow,
     PlayerRow,
     Preferences,
     history_row,
 )
+from service.storage.rebuild import RebuildStore
 from service.unit_of_work import UnitOfWork
 
 BATCH = 5_000
 CHECKPOINT = "projections-rebuild"
-
-# Every live row of each projection.
-LIVE_PLAYERS_SQL = "SELECT player_id, external_ref, currency, created_at FROM players"
-LIVE_HISTORY_SQL = f"SELECT {HISTORY_COLUMNS} FROM game_history"
-LIVE_BALANCES_SQL = "SELECT account_id, balance FROM account_balances"
-LIVE_PREFERENCES_SQL = (
-    "SELECT player_id, sound, colour, card_back, updated_at FROM player_preferences"
-)
-LIVE_DUELS_SQL = f"SELECT {DUEL_COLUMNS} FROM duels"
-LIVE_SEATS_SQL = f"SELECT {SEAT_COLUMNS} FROM duel_seats ORDER BY duel_id, seat"
-
-# Replacing a projection's rows (the tables are read models; the log is the truth).
-DELETE_PLAYER_SQL = "DELETE FROM players WHERE player_id = %(player_id)s"
-DELETE_HISTORY_SQL = "DELETE FROM game_history WHERE game_id = %(game_id)s"
-DELETE_PREFERENCES_SQL = "DELETE FROM player_preferences WHERE player_id = %(player_id)s"
-DELETE_SEATS_SQL = "DELETE FROM duel_seats WHERE duel_id = %(duel_id)s"
-DELETE_DUEL_SQL = "DELETE FROM duels WHERE duel_id = %(duel_id)s"
-# A balance is never set to a figure: it goes back to the balance after its account's latest
-# posting (migrations/0016, restore_balances), which the rebuilt figure must equal.
-SET_BALANCE_SQL = "SELECT restore_balances(ARRAY[%(account_id)s]::text[])"
-
-# Remember how far the rebuild read.
-CHECKPOINT_SQL = """
-INSERT INTO projection_checkpoints (name, position) VALUES (%(name)s, %(position)s)
-ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, updated_at = statement_timestamp()
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,22 +146,7 @@ def _fold_log(uow: UnitOfWork) -> tuple[_Rebuilt, int, int]:
 
 
 def _live(uow: UnitOfWork) -> _Rebuilt:
-    with uow.conn.cursor() as cur:
-        cur.execute(LIVE_PLAYERS_SQL)
-        players = {r[0]: PlayerRow(*r) for r in cur.fetchall()}
-        cur.execute(LIVE_HISTORY_SQL)
-        history = {r[0]: HistoryRow(*r) for r in cur.fetchall()}
-        cur.execute(LIVE_BALANCES_SQL)
-        balances = {r[0]: int(r[1]) for r in cur.fetchall()}
-        cur.execute(LIVE_PREFERENCES_SQL)
-        preferences = {r[0]: (Preferences(r[1], r[2], r[3]), r[4]) for r in cur.fetchall()}
-        cur.execute(LIVE_SEATS_SQL)
-        seats: dict[uuid.UUID, list[SeatRow]] = defaultdict(list)
-        for r in cur.fetchall():
-            seats[r[0]].append(SeatRow(*r))
-        cur.execute(LIVE_DUELS_SQL)
-        duels = {r[0]: (DuelRow(*r), tuple(seats.get(r[0], ()))) for r in cur.fetchall()}
-    return _Rebuilt(players, history, balances, preferences, duels)
+    return _Rebuilt(*RebuildStore(uow.conn).live())
 
 
 def _compare(live: dict[Any, Any], rebuilt: dict[Any, Any], table: str) -> list[Difference]:
@@ -213,36 +172,33 @@ def rebuild(uow: UnitOfWork, *, apply: bool = True) -> RebuildReport:
         + _compare(live.duels, rebuilt.duels, "duels")
     )
     if apply:
-        _replace(uow, differences, rebuilt)
-        with uow.conn.cursor() as cur:
-            cur.execute(CHECKPOINT_SQL, {"name": CHECKPOINT, "position": position})
+        _replace(uow, differences)
+        RebuildStore(uow.conn).read_to(CHECKPOINT, position)
         uow.commit()
     return RebuildReport(position, events, tuple(differences), apply)
 
 
-def _replace(uow: UnitOfWork, differences: list[Difference], rebuilt: _Rebuilt) -> None:
-    with uow.conn.cursor() as cur:
-        for diff in differences:
-            if diff.table == "players":
-                cur.execute(DELETE_PLAYER_SQL, {"player_id": uuid.UUID(diff.key)})
-                if diff.rebuilt is not None:
-                    uow.projections.add_player(diff.rebuilt)
-            elif diff.table == "game_history":
-                cur.execute(DELETE_HISTORY_SQL, {"game_id": uuid.UUID(diff.key)})
-                if diff.rebuilt is not None:
-                    uow.projections.save_history([diff.rebuilt])
-            elif diff.table == "duels":
-                duel_id = uuid.UUID(diff.key)
-                cur.execute(DELETE_SEATS_SQL, {"duel_id": duel_id})
-                cur.execute(DELETE_DUEL_SQL, {"duel_id": duel_id})
-                if diff.rebuilt is not None:
-                    row, seat_rows = diff.rebuilt
-                    uow.duels.save(row, list(seat_rows))
-            elif diff.table == "player_preferences":
-                player_id = uuid.UUID(diff.key)
-                cur.execute(DELETE_PREFERENCES_SQL, {"player_id": player_id})
-                if diff.rebuilt is not None:
-                    chosen, updated_at = diff.rebuilt
-                    uow.projections.save_preferences(player_id, chosen, updated_at)
-            else:
-                cur.execute(SET_BALANCE_SQL, {"account_id": diff.key})
+def _replace(uow: UnitOfWork, differences: list[Difference]) -> None:
+    store = RebuildStore(uow.conn)
+    for diff in differences:
+        if diff.table == "players":
+            store.delete_player(uuid.UUID(diff.key))
+            if diff.rebuilt is not None:
+                uow.projections.add_player(diff.rebuilt)
+        elif diff.table == "game_history":
+            store.delete_history(uuid.UUID(diff.key))
+            if diff.rebuilt is not None:
+                uow.projections.save_history([diff.rebuilt])
+        elif diff.table == "duels":
+            store.delete_duel(uuid.UUID(diff.key))
+            if diff.rebuilt is not None:
+                row, seat_rows = diff.rebuilt
+                uow.duels.save(row, list(seat_rows))
+        elif diff.table == "player_preferences":
+            player_id = uuid.UUID(diff.key)
+            store.delete_preferences(player_id)
+            if diff.rebuilt is not None:
+                chosen, updated_at = diff.rebuilt
+                uow.projections.save_preferences(player_id, chosen, updated_at)
+        else:
+            store.restore_balance(diff.key)
