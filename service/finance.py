@@ -44,6 +44,7 @@ from events.catalog import (
 from events.codec import decode_duel, decode_game
 from service.games import GAMES
 from service.ledger import is_sandbox
+from service.storage.finance import FinanceStore
 from service.storage.reconciliations import ReconciliationStore
 from service.streams import DUEL, GAME, is_duel
 from service.unit_of_work import UnitOfWork
@@ -52,89 +53,6 @@ CHECKPOINT = "daily-totals"
 #: The significant events the daily report lists as its advantage-play rows (service/advantage).
 ADVANTAGE_PLAY = "advantage-play"
 BATCH = 2_000
-
-# Hold the projector's checkpoint for this transaction (creating it at 0 the first time).
-LOCK_CHECKPOINT_SQL = """
-INSERT INTO projection_checkpoints (name, position) VALUES (%(name)s, 0)
-ON CONFLICT (name) DO NOTHING
-"""
-SELECT_CHECKPOINT_SQL = """
-SELECT position FROM projection_checkpoints WHERE name = %(name)s FOR UPDATE
-"""
-MOVE_CHECKPOINT_SQL = """
-UPDATE projection_checkpoints SET position = %(position)s, updated_at = statement_timestamp()
- WHERE name = %(name)s
-"""
-
-# Money events of games and duels after a position, in log order.
-MONEY_EVENTS_SQL = """
-SELECT position, stream_id, type, schema_version, data, recorded_at
-  FROM events
- WHERE position > %(after)s
-   AND ((stream_id LIKE 'game-%%' AND type IN ('StakePlaced', 'Collected', 'Voided'))
-        OR (stream_id LIKE 'duel-%%' AND type IN ('SeatTaken', 'DuelSettled', 'DuelCancelled')))
- ORDER BY position
- LIMIT %(limit)s
-"""
-
-# The last position in the log (the projector's checkpoint moves there once caught up).
-HEAD_SQL = "SELECT coalesce(max(position), 0) FROM events"
-
-# The first event of these streams (a game's StakePlaced: variant, currency and stake for its
-# ending; a duel's DuelOpened: its currency and seats).
-STAKES_SQL = """
-SELECT stream_id, data FROM events WHERE stream_id = ANY(%(streams)s) AND version = 1
-"""
-
-# Add one day's increments.
-ADD_TOTALS_SQL = """
-INSERT INTO daily_totals (day, currency, variant, games_started, games_finished, stakes,
-                          payouts, refunds, stakes_settled, certification_games)
-VALUES (%(day)s, %(currency)s, %(variant)s, %(games_started)s, %(games_finished)s,
-        %(stakes)s, %(payouts)s, %(refunds)s, %(stakes_settled)s, %(certification_games)s)
-ON CONFLICT (day, currency, variant) DO UPDATE SET
-    games_started = daily_totals.games_started + EXCLUDED.games_started,
-    games_finished = daily_totals.games_finished + EXCLUDED.games_finished,
-    stakes = daily_totals.stakes + EXCLUDED.stakes,
-    payouts = daily_totals.payouts + EXCLUDED.payouts,
-    refunds = daily_totals.refunds + EXCLUDED.refunds,
-    stakes_settled = daily_totals.stakes_settled + EXCLUDED.stakes_settled,
-    certification_games = daily_totals.certification_games + EXCLUDED.certification_games
-"""
-
-# Each day and variant in a range, zeros where nothing happened, with the stakes still held at
-# each day's end (everything staked by then minus everything settled by then).
-REPORT_SQL = """
-WITH days AS (
-    SELECT d::date AS day FROM generate_series(%(start)s::date, %(end)s::date, interval '1 day') d
-), variants AS (
-    SELECT unnest(%(variants)s::text[]) AS variant
-), grid AS (
-    SELECT day, variant FROM days CROSS JOIN variants
-), running AS (
-    SELECT day, variant, currency, games_started, games_finished, stakes, payouts, refunds,
-           sum(stakes - stakes_settled) OVER (PARTITION BY variant ORDER BY day) AS held
-      FROM daily_totals
-     WHERE currency = %(currency)s AND day <= %(end)s
-)
-SELECT g.day, g.variant,
-       coalesce(r.games_started, 0), coalesce(r.games_finished, 0), coalesce(r.stakes, 0),
-       coalesce(r.payouts, 0), coalesce(r.refunds, 0),
-       coalesce(r.held, (SELECT r2.held FROM running r2
-                          WHERE r2.variant = g.variant AND r2.day < g.day
-                          ORDER BY r2.day DESC LIMIT 1), 0)
-  FROM grid g
-  LEFT JOIN running r ON r.day = g.day AND r.variant = g.variant
- ORDER BY g.day, g.variant
-"""
-
-# Totals over a span of days.
-SUM_SQL = """
-SELECT coalesce(sum(games_started), 0), coalesce(sum(games_finished), 0),
-       coalesce(sum(stakes), 0), coalesce(sum(payouts), 0), coalesce(sum(refunds), 0)
-  FROM daily_totals
- WHERE currency = %(currency)s AND day >= %(start)s AND day <= %(end)s
-"""
 
 
 def utc_day(at: datetime) -> date:
@@ -154,68 +72,50 @@ def catch_up(uow: UnitOfWork) -> int:
     """Fold the money events after the checkpoint into daily_totals, and move the checkpoint,
     in this unit of work's transaction (committed here). Returns how many events it folded."""
     folded = 0
-    with uow.conn.cursor() as cur:
-        cur.execute(LOCK_CHECKPOINT_SQL, {"name": CHECKPOINT})
-        cur.execute(SELECT_CHECKPOINT_SQL, {"name": CHECKPOINT})
-        row = cur.fetchone()
-        assert row is not None
-        position = int(row[0])
-        # Only what is committed below the head now: later appends wait for the next run.
-        cur.execute(HEAD_SQL)
-        head_row = cur.fetchone()
-        head = int(head_row[0]) if head_row else 0
-        increments: dict[tuple[date, str, str], dict[str, int]] = defaultdict(
-            lambda: defaultdict(int)
-        )
-        while True:
-            cur.execute(MONEY_EVENTS_SQL, {"after": position, "limit": BATCH})
-            rows = cur.fetchall()
-            if not rows:
-                break
-            endings = [r[1] for r in rows if r[2] != "StakePlaced"]
-            stakes: dict[str, dict[str, Any]] = {}
-            if endings:
-                cur.execute(STAKES_SQL, {"streams": list(set(endings))})
-                stakes = dict(cur.fetchall())
-            for pos, stream, type_name, version, data, recorded_at in rows:
-                day = utc_day(recorded_at)
-                folded += 1
-                position = pos
-                if is_duel(stream):
-                    _fold_duel_money(increments, day, stakes[stream], type_name, version, data)
-                    continue
-                event = decode_game(type_name, version, data)
-                if isinstance(event, StakePlaced) and event.duel_id is not None:
-                    continue  # a seat's fee is its duel's SeatTaken
-                if not isinstance(event, StakePlaced) and stakes[stream].get("duel_id"):
-                    continue
-                if isinstance(event, StakePlaced):
-                    totals = increments[(day, event.currency, event.variant)]
-                    totals["games_started"] += 1
-                    totals["stakes"] += event.stake
-                    totals["certification_games"] += int(event.certification)
-                else:
-                    placed = stakes[stream]
-                    totals = increments[(day, placed["currency"], placed["variant"])]
-                    totals["games_finished"] += 1
-                    totals["stakes_settled"] += int(placed["stake"])
-                    if isinstance(event, Collected):
-                        totals["payouts"] += event.winnings
-                    elif isinstance(event, Voided):
-                        totals["refunds"] += event.refund
-            if len(rows) < BATCH:
-                break
-        for (day, currency, variant), totals in increments.items():
-            cur.execute(
-                ADD_TOTALS_SQL,
-                {
-                    "day": day,
-                    "currency": currency,
-                    "variant": variant,
-                    **{k: totals.get(k, 0) for k in _COUNTERS},
-                },
-            )
-        cur.execute(MOVE_CHECKPOINT_SQL, {"name": CHECKPOINT, "position": max(position, head)})
+    store = FinanceStore(uow.conn)
+    position = store.lock_checkpoint(CHECKPOINT)
+    # Only what is committed below the head now: later appends wait for the next run.
+    head = store.head()
+    increments: dict[tuple[date, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    while True:
+        rows = store.money_events(position, BATCH)
+        if not rows:
+            break
+        endings = [r[1] for r in rows if r[2] != "StakePlaced"]
+        stakes: dict[str, dict[str, Any]] = {}
+        if endings:
+            stakes = store.first_events(sorted(set(endings)))
+        for pos, stream, type_name, version, data, recorded_at in rows:
+            day = utc_day(recorded_at)
+            folded += 1
+            position = pos
+            if is_duel(stream):
+                _fold_duel_money(increments, day, stakes[stream], type_name, version, data)
+                continue
+            event = decode_game(type_name, version, data)
+            if isinstance(event, StakePlaced) and event.duel_id is not None:
+                continue  # a seat's fee is its duel's SeatTaken
+            if not isinstance(event, StakePlaced) and stakes[stream].get("duel_id"):
+                continue
+            if isinstance(event, StakePlaced):
+                totals = increments[(day, event.currency, event.variant)]
+                totals["games_started"] += 1
+                totals["stakes"] += event.stake
+                totals["certification_games"] += int(event.certification)
+            else:
+                placed = stakes[stream]
+                totals = increments[(day, placed["currency"], placed["variant"])]
+                totals["games_finished"] += 1
+                totals["stakes_settled"] += int(placed["stake"])
+                if isinstance(event, Collected):
+                    totals["payouts"] += event.winnings
+                elif isinstance(event, Voided):
+                    totals["refunds"] += event.refund
+        if len(rows) < BATCH:
+            break
+    for (day, currency, variant), totals in increments.items():
+        store.add_totals(day, currency, variant, {k: totals.get(k, 0) for k in _COUNTERS})
+    store.move_checkpoint(CHECKPOINT, max(position, head))
     uow.commit()
     return folded
 
@@ -334,25 +234,18 @@ class DailyReport:
 
 
 def daily_report(uow: UnitOfWork, start: date, end: date, currency: str) -> DailyReport:
-    variants = list(GAMES)
-    with uow.conn.cursor() as cur:
-        cur.execute(
-            REPORT_SQL, {"start": start, "end": end, "currency": currency, "variants": variants}
-        )
-        lines = tuple(
-            DayLine(r[0], r[1], Totals(r[2], r[3], r[4], r[5], r[6]), int(r[7]))
-            for r in cur.fetchall()
-        )
+    store = FinanceStore(uow.conn)
+    lines = tuple(
+        DayLine(r[0], r[1], Totals(r[2], r[3], r[4], r[5], r[6]), int(r[7]))
+        for r in store.report_lines(start, end, currency, list(GAMES))
+    )
 
-        def summed(first: date, last: date) -> Totals:
-            cur.execute(SUM_SQL, {"currency": currency, "start": first, "end": last})
-            row = cur.fetchone()
-            assert row is not None
-            return Totals(*(int(x) for x in row))
+    def summed(first: date, last: date) -> Totals:
+        return Totals(*store.sums(currency, first, last))
 
-        period = summed(start, end)
-        month = summed(end.replace(day=1), end)
-        lifetime = summed(date.min, end)
+    period = summed(start, end)
+    month = summed(end.replace(day=1), end)
+    lifetime = summed(date.min, end)
     first, after = utc_span(start, end)
     flagged = tuple(
         AdvantageLine(
@@ -418,42 +311,6 @@ def report_csv(report: DailyReport) -> str:
 
 # --- reconciliation ---------------------------------------------------------------------------
 
-# The day's game and duel money events.
-DAY_EVENTS_SQL = """
-SELECT stream_id, version, type, schema_version, data
-  FROM events
- WHERE recorded_at >= %(start)s AND recorded_at <= %(last)s
-   AND ((stream_id LIKE 'game-%%' AND type IN ('StakePlaced', 'Collected', 'Voided'))
-        OR (stream_id LIKE 'duel-%%' AND type IN ('SeatTaken', 'DuelSettled', 'DuelCancelled')))
-"""
-
-# The day's game and duel money in the ledger.
-DAY_LEDGER_SQL = """
-SELECT cause_stream, cause_version, kind, amount, currency
-  FROM ledger_transactions
- WHERE created_at >= %(start)s AND created_at <= %(last)s
-   AND kind IN ('stake', 'winnings', 'refund', 'duel-fee', 'duel-prize', 'duel-refund')
-"""
-
-# A duel's currency, from its first event.
-DUEL_CURRENCY_SQL = """
-SELECT stream_id, data->>'currency' FROM events WHERE stream_id = ANY(%(streams)s) AND version = 1
-"""
-
-# Counterparts dated on another day (a transaction straddling midnight), looked up by cause.
-EVENTS_BY_KEY_SQL = """
-SELECT e.stream_id, e.version, e.type, e.schema_version, e.data
-  FROM events e
-  JOIN unnest(%(streams)s::text[], %(versions)s::int[]) AS k(stream_id, version)
-    ON e.stream_id = k.stream_id AND e.version = k.version
-"""
-LEDGER_BY_KEY_SQL = """
-SELECT t.cause_stream, t.cause_version, t.kind, t.amount, t.currency
-  FROM ledger_transactions t
-  JOIN unnest(%(streams)s::text[], %(versions)s::int[]) AS k(stream_id, version)
-    ON t.cause_stream = k.stream_id AND t.cause_version = k.version
-"""
-
 _KIND = {"StakePlaced": "stake", "Collected": "winnings", "Voided": "refund"}
 
 
@@ -487,12 +344,9 @@ def _expected_duel_money(event: Any, currency: str) -> tuple[str, int, str] | No
     return None
 
 
-def _duel_currencies(cur: Any, rows: list[Any]) -> dict[str, str]:
+def _duel_currencies(store: FinanceStore, rows: list[Any]) -> dict[str, str]:
     streams = sorted({r[0] for r in rows if is_duel(str(r[0]))})
-    if not streams:
-        return {}
-    cur.execute(DUEL_CURRENCY_SQL, {"streams": streams})
-    return dict(cur.fetchall())
+    return store.duel_currencies(streams) if streams else {}
 
 
 def reconcile(uow: UnitOfWork, day: date) -> dict[str, Any]:
@@ -501,41 +355,31 @@ def reconcile(uow: UnitOfWork, day: date) -> dict[str, Any]:
     start, last = utc_span(day, day)
     events: dict[tuple[str, int], tuple[str, int, str] | None] = {}
     entries: dict[tuple[str, int], tuple[str, int, str]] = {}
-    with uow.conn.cursor() as cur:
-        cur.execute(DAY_EVENTS_SQL, {"start": start, "last": last})
-        day_events = cur.fetchall()
-        currencies = _duel_currencies(cur, day_events)
-        for stream, version, type_name, schema_version, data in day_events:
-            events[(stream, version)] = _expected_money(
+    store = FinanceStore(uow.conn)
+    day_events = store.day_events(start, last)
+    currencies = _duel_currencies(store, day_events)
+    for stream, version, type_name, schema_version, data in day_events:
+        events[(stream, version)] = _expected_money(
+            stream, type_name, schema_version, data, currencies
+        )
+    day_ledger = store.day_ledger(start, last)
+    for stream, version, kind, amount, currency in day_ledger:
+        entries[(stream, version)] = (kind, int(amount), currency)
+    # Look up each side's missing counterparts wherever they are dated.
+    want_events = [k for k in entries if k not in events]
+    want_ledger = [k for k, v in events.items() if v is not None and k not in entries]
+    other_events: dict[tuple[str, int], tuple[str, int, str] | None] = {}
+    if want_events:
+        found_rows = store.events_by_key(want_events)
+        currencies |= _duel_currencies(store, found_rows)
+        for stream, version, type_name, schema_version, data in found_rows:
+            other_events[(stream, version)] = _expected_money(
                 stream, type_name, schema_version, data, currencies
             )
-        cur.execute(DAY_LEDGER_SQL, {"start": start, "last": last})
-        day_ledger = cur.fetchall()
-        for stream, version, kind, amount, currency in day_ledger:
-            entries[(stream, version)] = (kind, int(amount), currency)
-        # Look up each side's missing counterparts wherever they are dated.
-        want_events = [k for k in entries if k not in events]
-        want_ledger = [k for k, v in events.items() if v is not None and k not in entries]
-        other_events: dict[tuple[str, int], tuple[str, int, str] | None] = {}
-        if want_events:
-            cur.execute(
-                EVENTS_BY_KEY_SQL,
-                {"streams": [k[0] for k in want_events], "versions": [k[1] for k in want_events]},
-            )
-            found_rows = cur.fetchall()
-            currencies |= _duel_currencies(cur, found_rows)
-            for stream, version, type_name, schema_version, data in found_rows:
-                other_events[(stream, version)] = _expected_money(
-                    stream, type_name, schema_version, data, currencies
-                )
-        other_entries: dict[tuple[str, int], tuple[str, int, str]] = {}
-        if want_ledger:
-            cur.execute(
-                LEDGER_BY_KEY_SQL,
-                {"streams": [k[0] for k in want_ledger], "versions": [k[1] for k in want_ledger]},
-            )
-            for stream, version, kind, amount, currency in cur.fetchall():
-                other_entries[(stream, version)] = (kind, int(amount), currency)
+    other_entries: dict[tuple[str, int], tuple[str, int, str]] = {}
+    if want_ledger:
+        for stream, version, kind, amount, currency in store.ledger_by_key(want_ledger):
+            other_entries[(stream, version)] = (kind, int(amount), currency)
 
     totals: dict[str, dict[str, dict[str, int]]] = defaultdict(
         lambda: {"events": _zero(), "ledger": _zero()}

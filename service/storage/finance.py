@@ -1,0 +1,205 @@
+"""Finance's SQL (service/finance.py holds what it means): the daily-totals projector's
+checkpoint, the money events it folds and the totals it adds, the daily report's lines and
+sums, and the reconciliation's day of events and ledger."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime
+from typing import Any
+
+import psycopg
+
+# Hold the projector's checkpoint for this transaction (creating it at 0 the first time).
+LOCK_CHECKPOINT_SQL = """
+INSERT INTO projection_checkpoints (name, position) VALUES (%(name)s, 0)
+ON CONFLICT (name) DO NOTHING
+"""
+SELECT_CHECKPOINT_SQL = """
+SELECT position FROM projection_checkpoints WHERE name = %(name)s FOR UPDATE
+"""
+MOVE_CHECKPOINT_SQL = """
+UPDATE projection_checkpoints SET position = %(position)s, updated_at = statement_timestamp()
+ WHERE name = %(name)s
+"""
+
+# Money events of games and duels after a position, in log order.
+MONEY_EVENTS_SQL = """
+SELECT position, stream_id, type, schema_version, data, recorded_at
+  FROM events
+ WHERE position > %(after)s
+   AND ((stream_id LIKE 'game-%%' AND type IN ('StakePlaced', 'Collected', 'Voided'))
+        OR (stream_id LIKE 'duel-%%' AND type IN ('SeatTaken', 'DuelSettled', 'DuelCancelled')))
+ ORDER BY position
+ LIMIT %(limit)s
+"""
+
+# The last position in the log (the projector's checkpoint moves there once caught up).
+HEAD_SQL = "SELECT coalesce(max(position), 0) FROM events"
+
+# The first event of these streams (a game's StakePlaced: variant, currency and stake for its
+# ending; a duel's DuelOpened: its currency and seats).
+STAKES_SQL = """
+SELECT stream_id, data FROM events WHERE stream_id = ANY(%(streams)s) AND version = 1
+"""
+
+# Add one day's increments.
+ADD_TOTALS_SQL = """
+INSERT INTO daily_totals (day, currency, variant, games_started, games_finished, stakes,
+                          payouts, refunds, stakes_settled, certification_games)
+VALUES (%(day)s, %(currency)s, %(variant)s, %(games_started)s, %(games_finished)s,
+        %(stakes)s, %(payouts)s, %(refunds)s, %(stakes_settled)s, %(certification_games)s)
+ON CONFLICT (day, currency, variant) DO UPDATE SET
+    games_started = daily_totals.games_started + EXCLUDED.games_started,
+    games_finished = daily_totals.games_finished + EXCLUDED.games_finished,
+    stakes = daily_totals.stakes + EXCLUDED.stakes,
+    payouts = daily_totals.payouts + EXCLUDED.payouts,
+    refunds = daily_totals.refunds + EXCLUDED.refunds,
+    stakes_settled = daily_totals.stakes_settled + EXCLUDED.stakes_settled,
+    certification_games = daily_totals.certification_games + EXCLUDED.certification_games
+"""
+
+# Each day and variant in a range, zeros where nothing happened, with the stakes still held at
+# each day's end (everything staked by then minus everything settled by then).
+REPORT_SQL = """
+WITH days AS (
+    SELECT d::date AS day FROM generate_series(%(start)s::date, %(end)s::date, interval '1 day') d
+), variants AS (
+    SELECT unnest(%(variants)s::text[]) AS variant
+), grid AS (
+    SELECT day, variant FROM days CROSS JOIN variants
+), running AS (
+    SELECT day, variant, currency, games_started, games_finished, stakes, payouts, refunds,
+           sum(stakes - stakes_settled) OVER (PARTITION BY variant ORDER BY day) AS held
+      FROM daily_totals
+     WHERE currency = %(currency)s AND day <= %(end)s
+)
+SELECT g.day, g.variant,
+       coalesce(r.games_started, 0), coalesce(r.games_finished, 0), coalesce(r.stakes, 0),
+       coalesce(r.payouts, 0), coalesce(r.refunds, 0),
+       coalesce(r.held, (SELECT r2.held FROM running r2
+                          WHERE r2.variant = g.variant AND r2.day < g.day
+                          ORDER BY r2.day DESC LIMIT 1), 0)
+  FROM grid g
+  LEFT JOIN running r ON r.day = g.day AND r.variant = g.variant
+ ORDER BY g.day, g.variant
+"""
+
+# Totals over a span of days.
+SUM_SQL = """
+SELECT coalesce(sum(games_started), 0), coalesce(sum(games_finished), 0),
+       coalesce(sum(stakes), 0), coalesce(sum(payouts), 0), coalesce(sum(refunds), 0)
+  FROM daily_totals
+ WHERE currency = %(currency)s AND day >= %(start)s AND day <= %(end)s
+"""
+
+# The day's game and duel money events.
+DAY_EVENTS_SQL = """
+SELECT stream_id, version, type, schema_version, data
+  FROM events
+ WHERE recorded_at >= %(start)s AND recorded_at <= %(last)s
+   AND ((stream_id LIKE 'game-%%' AND type IN ('StakePlaced', 'Collected', 'Voided'))
+        OR (stream_id LIKE 'duel-%%' AND type IN ('SeatTaken', 'DuelSettled', 'DuelCancelled')))
+"""
+
+# The day's game and duel money in the ledger.
+DAY_LEDGER_SQL = """
+SELECT cause_stream, cause_version, kind, amount, currency
+  FROM ledger_transactions
+ WHERE created_at >= %(start)s AND created_at <= %(last)s
+   AND kind IN ('stake', 'winnings', 'refund', 'duel-fee', 'duel-prize', 'duel-refund')
+"""
+
+# A duel's currency, from its first event.
+DUEL_CURRENCY_SQL = """
+SELECT stream_id, data->>'currency' FROM events WHERE stream_id = ANY(%(streams)s) AND version = 1
+"""
+
+# Counterparts dated on another day (a transaction straddling midnight), looked up by cause.
+EVENTS_BY_KEY_SQL = """
+SELECT e.stream_id, e.version, e.type, e.schema_version, e.data
+  FROM events e
+  JOIN unnest(%(streams)s::text[], %(versions)s::int[]) AS k(stream_id, version)
+    ON e.stream_id = k.stream_id AND e.version = k.version
+"""
+LEDGER_BY_KEY_SQL = """
+SELECT t.cause_stream, t.cause_version, t.kind, t.amount, t.currency
+  FROM ledger_transactions t
+  JOIN unnest(%(streams)s::text[], %(versions)s::int[]) AS k(stream_id, version)
+    ON t.cause_stream = k.stream_id AND t.cause_version = k.version
+"""
+
+
+class FinanceStore:
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self._conn = conn
+
+    # --- the projector ---------------------------------------------------------------------
+
+    def lock_checkpoint(self, name: str) -> int:
+        """Hold the projector's checkpoint for this transaction (made at 0 the first time);
+        its position."""
+        with self._conn.cursor() as cur:
+            cur.execute(LOCK_CHECKPOINT_SQL, {"name": name})
+            cur.execute(SELECT_CHECKPOINT_SQL, {"name": name})
+            row = cur.fetchone()
+        assert row is not None
+        return int(row[0])
+
+    def move_checkpoint(self, name: str, position: int) -> None:
+        self._conn.execute(MOVE_CHECKPOINT_SQL, {"name": name, "position": position})
+
+    def head(self) -> int:
+        row = self._conn.execute(HEAD_SQL).fetchone()
+        return int(row[0]) if row else 0
+
+    def money_events(self, after: int, limit: int) -> list[tuple[Any, ...]]:
+        """(position, stream, type, schema version, data, recorded at), in log order."""
+        return self._conn.execute(MONEY_EVENTS_SQL, {"after": after, "limit": limit}).fetchall()
+
+    def first_events(self, streams: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Each stream's first event's data, by stream."""
+        rows = self._conn.execute(STAKES_SQL, {"streams": list(streams)}).fetchall()
+        return dict(rows)
+
+    def add_totals(self, day: date, currency: str, variant: str, totals: Mapping[str, int]) -> None:
+        self._conn.execute(
+            ADD_TOTALS_SQL, {"day": day, "currency": currency, "variant": variant, **totals}
+        )
+
+    # --- the daily report --------------------------------------------------------------------
+
+    def report_lines(
+        self, start: date, end: date, currency: str, variants: Sequence[str]
+    ) -> list[tuple[Any, ...]]:
+        params = {"start": start, "end": end, "currency": currency, "variants": list(variants)}
+        return self._conn.execute(REPORT_SQL, params).fetchall()
+
+    def sums(self, currency: str, start: date, end: date) -> tuple[int, ...]:
+        row = self._conn.execute(
+            SUM_SQL, {"currency": currency, "start": start, "end": end}
+        ).fetchone()
+        assert row is not None
+        return tuple(int(x) for x in row)
+
+    # --- the reconciliation ------------------------------------------------------------------
+
+    def day_events(self, start: datetime, last: datetime) -> list[tuple[Any, ...]]:
+        """(stream, version, type, schema version, data) of the day's money events."""
+        return self._conn.execute(DAY_EVENTS_SQL, {"start": start, "last": last}).fetchall()
+
+    def day_ledger(self, start: datetime, last: datetime) -> list[tuple[Any, ...]]:
+        """(cause stream, cause version, kind, amount, currency) of the day's game money."""
+        return self._conn.execute(DAY_LEDGER_SQL, {"start": start, "last": last}).fetchall()
+
+    def duel_currencies(self, streams: Sequence[str]) -> dict[str, str]:
+        rows = self._conn.execute(DUEL_CURRENCY_SQL, {"streams": list(streams)}).fetchall()
+        return dict(rows)
+
+    def events_by_key(self, keys: Sequence[tuple[str, int]]) -> list[tuple[Any, ...]]:
+        params = {"streams": [k[0] for k in keys], "versions": [k[1] for k in keys]}
+        return self._conn.execute(EVENTS_BY_KEY_SQL, params).fetchall()
+
+    def ledger_by_key(self, keys: Sequence[tuple[str, int]]) -> list[tuple[Any, ...]]:
+        params = {"streams": [k[0] for k in keys], "versions": [k[1] for k in keys]}
+        return self._conn.execute(LEDGER_BY_KEY_SQL, params).fetchall()
