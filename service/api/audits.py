@@ -15,6 +15,7 @@ from service.api.auth import allow, require_principal
 from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
 from service.api.problems import Problem
+from service.api.requests import page
 from service.api.wiring import services
 from service.audit import Scope
 from service.replay import Replay
@@ -129,6 +130,4 @@ def significant_events(query: dict[str, Any]) -> Any:
     rows = services().audits.significant_events(
         kind=query["kind"], before=query["before"], limit=limit + 1
     )
-    more = len(rows) > limit
-    rows = rows[:limit]
-    return {"items": rows, "next": rows[-1].id if more else None}
+    return page(rows, limit, lambda r: r.id)

@@ -13,6 +13,7 @@ from service.api import checkpoint_schemas as schemas
 from service.api.auth import allow, require_principal
 from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
+from service.api.requests import page as paged
 from service.api.wiring import services
 
 blp = Blueprint("checkpoints", __name__, description="Signed checkpoints of the event log")
@@ -49,9 +50,7 @@ def page(query: dict[str, Any]) -> Any:
     limit = query["limit"]
     anchors = services().anchors
     rows = anchors.page(before=query["before"], limit=limit + 1)
-    more = len(rows) > limit
-    rows = rows[:limit]
-    return {"items": [anchors.summary(r) for r in rows], "next": rows[-1].seq if more else None}
+    return paged(rows, limit, lambda r: r.seq, anchors.summary)
 
 
 @blp.route("/v1/checkpoints/<int:seq>", methods=["GET"])

@@ -19,6 +19,7 @@ from service.api.games import make_command
 from service.api.problems import Problem
 from service.api.requests import (
     IDEMPOTENCY_KEY_HEADER,
+    page,
     parse_time_cursor,
     request_context,
     time_cursor,
@@ -115,17 +116,7 @@ def listed(query: dict[str, Any]) -> Any:
     rows = services().duels.listed(
         status=query.get("status"), player_id=query.get("player_id"), before=before, limit=limit + 1
     )
-    return _page(rows, limit)
-
-
-def _page(rows: list[Any], limit: int) -> dict[str, Any]:
-    more = len(rows) > limit
-    rows = rows[:limit]
-    last = rows[-1] if rows else None
-    return {
-        "items": rows,
-        "next": time_cursor(last.opened_at, last.duel_id) if more and last else None,
-    }
+    return page(rows, limit, lambda r: time_cursor(r.opened_at, r.duel_id))
 
 
 @blp.route("/paytables", methods=["GET"])
@@ -266,4 +257,5 @@ player_duels = Blueprint(
 def history(query: dict[str, Any], player_id: uuid.UUID) -> Any:
     before = parse_time_cursor(query["before"]) if query["before"] else None
     limit = query["limit"]
-    return _page(services().duels.of_player(player_id, before=before, limit=limit + 1), limit)
+    rows = services().duels.of_player(player_id, before=before, limit=limit + 1)
+    return page(rows, limit, lambda r: time_cursor(r.opened_at, r.duel_id))

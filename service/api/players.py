@@ -17,6 +17,7 @@ from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
 from service.api.problems import Problem
 from service.api.requests import (
     IDEMPOTENCY_KEY_HEADER,
+    page,
     parse_time_cursor,
     request_context,
     time_cursor,
@@ -181,9 +182,7 @@ def ledger(query: dict[str, Any], player_id: uuid.UUID) -> Any:
         limit=limit + 1,
         sandbox=query["wallet"] == "sandbox",
     )
-    more = len(lines) > limit
-    lines = lines[:limit]
-    return {"items": lines, "next": str(lines[-1].posting_id) if more else None}
+    return page(lines, limit, lambda r: str(r.posting_id))
 
 
 @blp.route("/<uuid:player_id>/history", methods=["GET"])
@@ -196,14 +195,12 @@ def history(query: dict[str, Any], player_id: uuid.UUID) -> Any:
     before = parse_time_cursor(query["before"]) if query["before"] else None
     limit = query["limit"]
     rows = services().games.history(player_id, before=before, limit=limit + 1)
-    more = len(rows) > limit
-    rows = rows[:limit]
-    items = [{**_row(r), "net": r.net} for r in rows]
-    last = rows[-1] if rows else None
-    return {
-        "items": items,
-        "next": time_cursor(last.started_at, last.game_id) if more and last else None,
-    }
+    return page(
+        rows,
+        limit,
+        lambda r: time_cursor(r.started_at, r.game_id),
+        lambda r: {**_row(r), "net": r.net},
+    )
 
 
 def _row(row: Any) -> dict[str, Any]:

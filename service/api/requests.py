@@ -9,8 +9,9 @@ import hashlib
 import json
 import re
 import uuid
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import g, request
 
@@ -122,3 +123,20 @@ def parse_time_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
         raise Problem(
             "validation-error", "bad cursor", errors={"before": ["not a cursor"]}
         ) from None
+
+
+T = TypeVar("T")
+
+
+def page(
+    rows: Sequence[T],
+    limit: int,
+    cursor: Callable[[T], object],
+    render: Callable[[T], object] = lambda row: row,
+) -> dict[str, Any]:
+    """One page of a newest-first list read with ``limit + 1`` rows (the extra one only says
+    that more follow): the first ``limit`` rendered, and the last one's cursor when more do.
+    The one way every paged route answers."""
+    shown = list(rows[:limit])
+    more = len(rows) > limit and bool(shown)
+    return {"items": [render(r) for r in shown], "next": cursor(shown[-1]) if more else None}
