@@ -38,6 +38,7 @@ from service.config import Settings
 from service.errors import NotFound
 from service.key_files import generated_once
 from service.log_verification import (
+    StoredCheckpoint,
     beyond_log_findings,
     cause_findings,
     placement_findings,
@@ -46,7 +47,6 @@ from service.log_verification import (
     trusted_checkpoints,
     verify_log,
 )
-from service.storage.checkpoints import StoredCheckpoint
 from service.unit_of_work import UnitOfWork
 from service.verification import Finding
 

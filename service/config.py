@@ -1,4 +1,7 @@
-"""Configuration, read once from the environment. Nothing else in the code reads os.environ."""
+"""Configuration, read once from the environment. The service reads os.environ only here,
+except gunicorn's own configuration file (service/gunicorn_config.py: bind, workers, threads,
+logging) and the supervisor's launcher (service/run.py), which pass the environment on to the
+processes they start."""
 
 from __future__ import annotations
 

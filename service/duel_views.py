@@ -10,16 +10,38 @@ everyone who may see it sees every seat's result, the payouts and the revealed s
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from service.clock import parse_instant
 from service.context import Actor
 from service.duel import Duel
-from service.duel_service import LoadedDuel
+from service.game import Game
 from service.views import player_view
 
 
-def duel_view(loaded: LoadedDuel, viewer: Actor, now: datetime) -> dict[str, Any]:
+class _SeatGame(Protocol):
+    @property
+    def state(self) -> Game: ...
+
+
+class ShownDuel(Protocol):
+    """What a view needs of a loaded duel (service.duel_service.LoadedDuel is one), named here
+    so the views stay pure."""
+
+    @property
+    def state(self) -> Duel: ...
+
+    @property
+    def ended_at(self) -> datetime | None: ...
+
+    @property
+    def own_game(self) -> _SeatGame | None: ...
+
+    @property
+    def own_points(self) -> int | None: ...
+
+
+def duel_view(loaded: ShownDuel, viewer: Actor, now: datetime) -> dict[str, Any]:
     """The duel as ``viewer`` may see it at ``now``."""
     duel = loaded.state
     opened = duel.opened
@@ -86,7 +108,7 @@ def _seat(duel: Duel, index: int, viewer: Actor, ended: bool) -> dict[str, Any]:
     return shown
 
 
-def _own_seat(loaded: LoadedDuel, index: int, now: datetime) -> dict[str, Any]:
+def _own_seat(loaded: ShownDuel, index: int, now: datetime) -> dict[str, Any]:
     seat = loaded.state.seats[index]
     game = loaded.own_game
     deadline = parse_instant(seat.deadline) if seat.deadline else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date, datetime
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -24,14 +25,57 @@ from events.anchor import (
     signature_holds,
     step,
 )
-from service.storage.checkpoints import (
-    MisdatedReconciliation,
-    MissingCause,
-    OrphanRow,
-    OutOfPlace,
-    StoredCheckpoint,
-)
 from service.verification import Finding
+
+# The rows the checks read (service/storage/checkpoints.py reads them), named here so this
+# module stays pure.
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCheckpoint:
+    seq: int
+    position: int
+    message: str
+    signature: str
+    key_id: str
+    requested_by: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class MissingCause:
+    transaction: str
+    kind: str
+    stream_id: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class OrphanRow:
+    stream_id: str
+    version: int  # the version the read model says the stream reached
+    head: int  # the stream's head in the log (0: no stream at all)
+
+
+@dataclass(frozen=True, slots=True)
+class OutOfPlace:
+    """An event whose position or time no append gives."""
+
+    position: int
+    stream_id: str
+    version: int
+    recorded_at: datetime
+    stream_before: datetime | None  # the time of the stream's event before it
+    log_before: datetime | None  # the latest time at a lower position
+
+
+@dataclass(frozen=True, slots=True)
+class MisdatedReconciliation:
+    seq: int
+    day: date
+    computed_at: datetime
+    before: datetime | None  # the time of the row stored before it
+    now: datetime
 
 
 @dataclass(frozen=True, slots=True)

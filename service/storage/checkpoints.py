@@ -4,13 +4,19 @@ whole-history audit asks of the tables around the log."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import psycopg
 
 from events.anchor import Head, LogEntry
+from service.log_verification import (
+    MisdatedReconciliation,
+    MissingCause,
+    OrphanRow,
+    OutOfPlace,
+    StoredCheckpoint,
+)
 
 # The newest checkpoint, which the next one extends.
 LATEST_SQL = """
@@ -134,53 +140,6 @@ SELECT seq, day, computed_at, before, statement_timestamp()
  WHERE computed_at > statement_timestamp() OR computed_at < before - %(slack)s
  ORDER BY seq
 """
-
-
-@dataclass(frozen=True, slots=True)
-class StoredCheckpoint:
-    seq: int
-    position: int
-    message: str
-    signature: str
-    key_id: str
-    requested_by: str
-    created_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class MissingCause:
-    transaction: str
-    kind: str
-    stream_id: str
-    version: int
-
-
-@dataclass(frozen=True, slots=True)
-class OrphanRow:
-    stream_id: str
-    version: int  # the version the read model says the stream reached
-    head: int  # the stream's head in the log (0: no stream at all)
-
-
-@dataclass(frozen=True, slots=True)
-class OutOfPlace:
-    """An event whose position or time no append gives."""
-
-    position: int
-    stream_id: str
-    version: int
-    recorded_at: datetime
-    stream_before: datetime | None  # the time of the stream's event before it
-    log_before: datetime | None  # the latest time at a lower position
-
-
-@dataclass(frozen=True, slots=True)
-class MisdatedReconciliation:
-    seq: int
-    day: date
-    computed_at: datetime
-    before: datetime | None  # the time of the row stored before it
-    now: datetime
 
 
 class CheckpointStore:
