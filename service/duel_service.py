@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from events import chain
 from events.catalog import Collected, DuelEvent, DuelOpened, DuelSettled
 from events.codec import decode_duel
 from events.records import ConcurrencyConflict, NewEvent, RecordedEvent
@@ -491,6 +492,12 @@ class Duels:
         if not records:
             raise NotFound("duel", duel_id)
         return records
+
+    def event_stream(self, duel_id: uuid.UUID) -> tuple[bool, list[RecordedEvent]]:
+        """The raw stream as staff may see it, and whether its hash chain is intact (checked
+        on the records as stored)."""
+        records = self.records(duel_id)
+        return chain.verify(records) is None, self.shown_records(records)
 
     @staticmethod
     def shown_records(records: Sequence[RecordedEvent]) -> list[RecordedEvent]:

@@ -18,6 +18,7 @@ from typing import overload
 
 import orjson
 
+from events import chain
 from events.catalog import Collected, GameEvent, Voided
 from events.codec import decode_game
 from events.postgres import PendingAppend, conflicts
@@ -528,6 +529,12 @@ class Games:
                 raise NotFound("game", game_id)
             seal_seat_from_staff(uow, records[0].data.get("duel_id"))
         return records
+
+    def event_stream(self, game_id: uuid.UUID) -> tuple[bool, list[RecordedEvent]]:
+        """The raw stream as staff may see it, and whether its hash chain is intact (checked
+        on the records as stored)."""
+        records = self.records(game_id)
+        return chain.verify(records) is None, self.shown_records(records)
 
     @staticmethod
     def shown_records(records: Sequence[RecordedEvent]) -> list[RecordedEvent]:

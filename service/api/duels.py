@@ -9,7 +9,6 @@ from typing import Any
 from flask import url_for
 from marshmallow import RAISE
 
-from events import chain
 from service import game as g
 from service.api import schemas
 from service.api.auth import allow, require_principal
@@ -199,10 +198,8 @@ def void(body: dict[str, Any], duel_id: uuid.UUID) -> Any:
 @blp.response(200, schemas.DuelEventStreamSchema)
 @problems(blp, *AUTHENTICATED, 404)
 def events(duel_id: uuid.UUID) -> Any:
-    duels = services().duels
-    records = duels.records(duel_id)
-    intact = chain.verify(records) is None
-    return {"duel_id": duel_id, "chain_intact": intact, "events": duels.shown_records(records)}
+    intact, shown = services().duels.event_stream(duel_id)
+    return {"duel_id": duel_id, "chain_intact": intact, "events": shown}
 
 
 @blp.route("/<uuid:duel_id>/replay", methods=["GET"])

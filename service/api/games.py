@@ -9,7 +9,6 @@ from flask import Response, url_for
 from flask.views import MethodView
 from marshmallow import RAISE
 
-from events import chain
 from service import game as g
 from service.api import schemas
 from service.api.auth import allow, require_principal
@@ -229,7 +228,5 @@ def void(body: dict[str, Any], game_id: uuid.UUID) -> Any:
 @blp.response(200, schemas.EventStreamSchema)
 @problems(blp, *AUTHENTICATED, 404, 409)
 def events(game_id: uuid.UUID) -> Any:
-    games = services().games
-    records = games.records(game_id)
-    intact = chain.verify(records) is None
-    return {"game_id": game_id, "chain_intact": intact, "events": games.shown_records(records)}
+    intact, shown = services().games.event_stream(game_id)
+    return {"game_id": game_id, "chain_intact": intact, "events": shown}
