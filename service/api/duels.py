@@ -14,7 +14,6 @@ from service.api import schemas
 from service.api.auth import allow, require_principal
 from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
-from service.api.games import make_command
 from service.api.problems import Problem
 from service.api.requests import (
     IDEMPOTENCY_KEY_HEADER,
@@ -28,6 +27,7 @@ from service.duel_service import LoadedDuel
 from service.duel_views import duel_view
 from service.game_service import CertificationDeal
 from service.games import KLONDIKE_DUEL
+from service.rules.actions import parse as parse_action
 
 blp = Blueprint(
     "duels", __name__, url_prefix="/v1/duels", description="Classic duels: one deal, five minutes"
@@ -173,7 +173,7 @@ def action(body: dict[str, Any], duel_id: uuid.UUID) -> Any:
     assert principal.player_id is not None
     name = body["action"]
     command: g.PlayAction | g.Collect = (
-        g.Collect("player") if name == "collect" else make_command(name, body)
+        g.Collect("player") if name == "collect" else parse_action(name, body)
     )
     return _answer(services().duels.play(request_context(), duel_id, principal.player_id, command))
 

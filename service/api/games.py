@@ -9,7 +9,6 @@ from flask import Response, url_for
 from flask.views import MethodView
 from marshmallow import RAISE
 
-from service import game as g
 from service.api import schemas
 from service.api.auth import allow, require_principal
 from service.api.blueprint import Blueprint
@@ -24,6 +23,7 @@ from service.api.requests import (
 )
 from service.api.wiring import services
 from service.game_service import CertificationDeal, LoadedGame
+from service.rules.actions import parse as parse_action
 from service.views import full_view, player_view
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Deal and play games")
@@ -128,26 +128,6 @@ class Game(MethodView):
         return answer(loaded, full=full)
 
 
-def make_command(name: str, body: dict[str, Any]) -> g.PlayAction:
-    """The play action a route (or the generic route's ``action``) and its body name."""
-    if name == "turn":
-        pile = body["pile"] if "pile" in body else f"tableau:{body['column']}"
-        return g.Turn(pile)
-    if name == "move":
-        return g.MoveCards(body["source"], body["target"], body.get("count"))
-    if name == "remove":
-        return g.Remove(tuple(body["piles"]))
-    if name == "pick":
-        return g.Pick(body["source"], body["card"], body["target"])
-    simple: dict[str, g.PlayAction] = {
-        "draw": g.Draw(),
-        "recycle": g.Recycle(),
-        "redeal": g.Redeal(),
-        "undo": g.Undo(),
-    }
-    return simple[name]
-
-
 def _run(name: str, body: dict[str, Any], game_id: uuid.UUID) -> Any:
     games = services().games
     context, version = request_context(), expected_version()
@@ -159,7 +139,7 @@ def _run(name: str, body: dict[str, Any], game_id: uuid.UUID) -> Any:
         loaded = games.play(
             context,
             game_id,
-            make_command(name, body),
+            parse_action(name, body),
             expected_version=version,
             retry_on_conflict=False,
         )

@@ -7,6 +7,7 @@ actions a view lists.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,3 +101,26 @@ def describe(action: PlayAction) -> dict[str, Any]:
     if isinstance(action, Pick):
         return {"action": "pick", "from": action.source, "card": action.card, "to": action.target}
     return {"action": action.NAME}
+
+
+def parse(name: str, fields: Mapping[str, Any]) -> PlayAction:
+    """The action named ``name`` with its fields as the API's schemas read them (``source`` and
+    ``target`` for ``from`` and ``to``; a Vegas turn may name its column): the other way of
+    :func:`describe`, so an action's two spellings live side by side. Every route and the
+    generic ``actions`` route of games and duels read their actions here."""
+    if name == "turn":
+        pile = fields["pile"] if "pile" in fields else f"tableau:{fields['column']}"
+        return Turn(pile)
+    if name == "move":
+        return MoveCards(fields["source"], fields["target"], fields.get("count"))
+    if name == "remove":
+        return Remove(tuple(fields["piles"]))
+    if name == "pick":
+        return Pick(fields["source"], fields["card"], fields["target"])
+    plain: dict[str, PlayAction] = {
+        "draw": Draw(),
+        "recycle": Recycle(),
+        "redeal": Redeal(),
+        "undo": Undo(),
+    }
+    return plain[name]
