@@ -93,14 +93,10 @@ def strong_player(version: str, samples: int, budget: int) -> Player:
             actions = [a for a in legal if not isinstance(a, Undo)]
             if not actions:
                 return None
-            for a in actions:
-                if isinstance(a, Turn):
-                    return a  # turning only shows a card
             st = km.state_of(table)
-            auto: list[km.Move] = []
-            solver.settle(st, auto)
-            if auto:
-                return km.real_action(table, auto[0])
+            forced = _forced(solver, table, st, actions)
+            if forced is not None:
+                return forced
             legal_moves = {model.move_of(table, a) for a in actions}
             if rules.passes is None and km.UNKNOWN in st[3] and (km.DRAW,) in legal_moves:
                 return km.real_action(table, (km.DRAW,))
@@ -127,6 +123,19 @@ def strong_player(version: str, samples: int, budget: int) -> Player:
         f"per decision, a depth-first search of at most {budget} positions per candidate and "
         "world (Klondike: the stock is drawn through once first)",
     )
+
+
+def _forced(
+    solver: km.Solver, table: Table, st: km.State, actions: Sequence[PlayAction]
+) -> PlayAction | None:
+    """What both players play without searching: a turn (it only shows a card), else a card
+    that goes up safely (``Solver.settle``)."""
+    for a in actions:
+        if isinstance(a, Turn):
+            return a
+    auto: list[km.Move] = []
+    solver.settle(st, auto)
+    return km.real_action(table, auto[0]) if auto else None
 
 
 def _pimc(
@@ -211,14 +220,10 @@ def rollout_player(version: str, samples: int, rounds: int, margin: float, z: fl
             actions = [a for a in legal if not isinstance(a, Undo)]
             if not actions:
                 return None
-            for a in actions:
-                if isinstance(a, Turn):
-                    return a  # turning only shows a card
             st = km.state_of(table)
-            auto: list[km.Move] = []
-            solver.settle(st, auto)
-            if auto:
-                return km.real_action(table, auto[0])
+            forced = _forced(solver, table, st, actions)
+            if forced is not None:
+                return forced
             piles = km.piles_of(table)
             mine = bot.move(st, piles)
             legal_moves = {model.move_of(table, a) for a in actions}

@@ -442,14 +442,7 @@ class Solver:
                 continue  # a face-down top (an explicit turn comes first)
             a = col[d]
             bases.append(a)
-            if KING[a]:
-                if empty >= 0:
-                    yield ((COL_COL, i, empty, n),), _col_col(st, i, empty, n)
-            else:
-                for b in PARENTS[a]:
-                    j = at.get(b, i)
-                    if j != i:
-                        yield ((COL_COL, i, j, n),), _col_col(st, i, j, n)
+            yield from _runs_onto(st, i, n, a, at, empty)
             if n == 1 and found[SUIT[a]] == HEIGHT[a]:
                 yield ((COL_FOUND, i),), _col_found(st, i)
         # 2. The waste card, column tops, then stock cards: to a foundation or onto a column.
@@ -505,16 +498,7 @@ class Solver:
                 continue
             for k in range(d, len(col) - 1):
                 if col[k] in freeing:
-                    a = col[k + 1]
-                    n = len(col) - k - 1
-                    if KING[a]:
-                        if empty >= 0:
-                            yield ((COL_COL, i, empty, n),), _col_col(st, i, empty, n)
-                    else:
-                        for b in PARENTS[a]:
-                            j = at.get(b, i)
-                            if j != i:
-                                yield ((COL_COL, i, j, n),), _col_col(st, i, j, n)
+                    yield from _runs_onto(st, i, len(col) - k - 1, col[k + 1], at, empty)
         if empty < 0:
             king_waiting: bool | None = None
             for i in range(COLUMNS):
@@ -596,6 +580,21 @@ class Solver:
 
         visit(st)
         return best, best_line, exhausted or best == 52, nodes
+
+
+def _runs_onto(
+    st: State, i: int, n: int, a: int, at: dict[int, int], empty: int
+) -> Iterator[tuple[Segment, State]]:
+    """The top ``n`` cards of column ``i`` (``a`` at their bottom) onto every column top they
+    go on, or a King's run into the first empty column."""
+    if KING[a]:
+        if empty >= 0:
+            yield ((COL_COL, i, empty, n),), _col_col(st, i, empty, n)
+        return
+    for b in PARENTS[a]:
+        j = at.get(b, i)
+        if j != i:
+            yield ((COL_COL, i, j, n),), _col_col(st, i, j, n)
 
 
 def _king_waiting(st: State) -> bool:
