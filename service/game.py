@@ -16,20 +16,12 @@ from functools import reduce
 from typing import Literal
 
 from events.catalog import (
-    AutoCompleted,
-    CardDrawn,
     CardMoved,
-    CardPicked,
-    CardTurned,
     ClockStarted,
     Collected,
     Dealt,
     GameEvent,
-    PairRemoved,
-    PilesGathered,
-    Reshuffled,
     StakePlaced,
-    StockRecycled,
     Undone,
     UndoneMove,
     Voided,
@@ -42,6 +34,7 @@ from service.games import game_named
 from service.paytable import Paytable, winnings
 from service.rules import fold as table_fold
 from service.rules.actions import (
+    ACTIONS,
     Draw,
     MoveCards,
     Pick,
@@ -134,20 +127,25 @@ PlayCommand = PlayAction | Collect
 class UndoRecord:
     """The last action, if it may be undone, and the table it left (restored by the undo)."""
 
-    event: CardMoved | CardDrawn | PairRemoved
+    event: GameEvent  # a play event whose spec says how it is undone
     before: Table
 
     @property
     def action(self) -> str:
-        return _PLAY[type(self.event)]
+        return _spec(self.event).action
 
     @property
     def moves(self) -> tuple[UndoneMove, ...]:
         """What goes back where: each card's source and where it had gone."""
-        event = self.event
-        if isinstance(event, PairRemoved):
-            return tuple(UndoneMove(c.source, event.target, (c.card,)) for c in event.cards)
-        return (UndoneMove(event.source, event.target, event.cards),)
+        undo = _spec(self.event).undo
+        assert undo is not None
+        return undo(self.event)
+
+
+def _spec(event: GameEvent) -> table_fold.PlaySpec[GameEvent]:
+    play = table_fold.spec(event)
+    assert play is not None
+    return play
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,18 +284,13 @@ MAX_REASON = 500
 
 # --- decide -------------------------------------------------------------------------------------
 
+#: Why the last action cannot be undone: each play action says so itself (its codec); the
+#: deal, the rules' own play and the start are not actions.
 _CANNOT_UNDO: dict[str, str] = {
     "none": "nothing has been played yet",
     "deal": "the deal cannot be undone",
-    "recycle": "recycling the stock cannot be undone",
-    "move": "that move cannot be undone",
-    "turn": "turning a card face up cannot be undone",
-    "draw": "cards drawn from the stock or hand cannot be put back",
-    "remove": "that removal cannot be undone",
-    "undo": "an undo cannot itself be undone, and only the last action can be",
     "auto-complete": "auto-complete cannot be undone",
-    "redeal": "a redeal cannot be undone",
-    "pick": "the draw of a buried card cannot be undone",
+    **{name: action.CANNOT_UNDO for name, action in ACTIONS.items()},
 }
 
 
@@ -550,12 +543,6 @@ def _undo(state: Game) -> Undone:
 # --- evolve -------------------------------------------------------------------------------------
 
 
-def _undo_record(event: GameEvent, before: Table) -> UndoRecord | None:
-    if isinstance(event, CardMoved | CardDrawn | PairRemoved):
-        return UndoRecord(event, before)
-    return None
-
-
 def _reversed(table: Table, event: Undone) -> Table:
     """Put an undone action's cards back where they came from (only for a stream whose state
     kept no undo record, which the decider never writes: the fold must still not fail)."""
@@ -564,33 +551,20 @@ def _reversed(table: Table, event: Undone) -> Table:
     return table
 
 
-#: The events play makes (folded by the rules core), and the last action each one is.
-_PLAY: dict[type, str] = {
-    CardMoved: "move",
-    CardDrawn: "draw",
-    CardTurned: "turn",
-    StockRecycled: "recycle",
-    PairRemoved: "remove",
-    AutoCompleted: "auto-complete",
-    PilesGathered: "redeal",
-    Reshuffled: "redeal",
-    CardPicked: "pick",
-}
-
-
 def evolve(state: Game, event: GameEvent) -> Game:
     """The state after ``event``. Never validates: recorded history must always replay."""
     info = state.info
     table = state.table
-    action = _PLAY.get(type(event))
-    if action is not None and info is not None and table is not None:
+    play = table_fold.spec(event)
+    if play is not None and info is not None and table is not None:
         # The hot path: one play event. Won means every unit reached, for every game.
         rules = info.rules
-        after = table_fold.apply(table, event)
-        undo = _undo_record(event, table) if rules.undoable(event, table) else None
+        after = play.apply(table, event)
+        undoable = play.undo is not None and rules.undoable(event, table)
+        undo = UndoRecord(event, table) if undoable else None
         units = rules.units(after)
         status: Status = "complete" if units == rules.max_units else "in_progress"
-        return Game(status, state.version + 1, info, after, undo, action, None, units)
+        return Game(status, state.version + 1, info, after, undo, play.action, None, units)
     version = state.version + 1
     if isinstance(event, StakePlaced):
         info = GameInfo(

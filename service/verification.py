@@ -15,19 +15,12 @@ from typing import Literal
 
 from events import chain
 from events.catalog import (
-    CardDrawn,
-    CardMoved,
-    CardPicked,
-    CardTurned,
     ClockStarted,
     Collected,
     Dealt,
     GameEvent,
-    PairRemoved,
-    PilesGathered,
     Reshuffled,
     StakePlaced,
-    StockRecycled,
     Undone,
     Voided,
 )
@@ -178,21 +171,11 @@ def _recorded_paytable(placed: StakePlaced, paytables: Mapping[str, Paytable]) -
 
 
 def _command_for(event: GameEvent) -> g.Command | None:
-    """The player's (or operator's) command that produces this event first."""
-    if isinstance(event, CardDrawn):
-        return g.Draw()
-    if isinstance(event, StockRecycled):
-        return g.Recycle()
-    if isinstance(event, CardMoved):
-        return g.MoveCards(event.source, event.target, len(event.cards))
-    if isinstance(event, CardTurned):
-        return g.Turn(event.pile)
-    if isinstance(event, PairRemoved):
-        return g.Remove(tuple(c.source for c in event.cards))
-    if isinstance(event, PilesGathered | Reshuffled):
-        return g.Redeal()
-    if isinstance(event, CardPicked):
-        return g.Pick(event.source, event.card, event.target)
+    """The player's (or operator's) command that produces this event first: a play event's
+    spec names it (None for the rules' own play, only ever a command's consequence)."""
+    play = table_fold.spec(event)
+    if play is not None:
+        return play.command(event) if play.command is not None else None
     if isinstance(event, Undone):
         return g.Undo()
     if isinstance(event, Collected):
@@ -202,7 +185,7 @@ def _command_for(event: GameEvent) -> g.Command | None:
         return g.Collect(reason=reason, server_seed=event.server_seed, deck=event.deck)
     if isinstance(event, Voided):
         return g.Void(event.reason, event.server_seed, event.deck)
-    return None  # AutoCompleted: only ever a command's consequence
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -479,17 +479,11 @@ class ActionSchema(Strict):
         validate=CARD, metadata={"description": "pick: the buried card drawn from the pile 'from'"}
     )
 
-    _ARGUMENTS: ClassVar[dict[str, tuple[set[str], set[str]]]] = {  # action: required, allowed
-        "move": ({"source", "target"}, {"source", "target", "count"}),
-        "pick": ({"source", "card", "target"}, {"source", "card", "target"}),
-        "turn": (set(), {"pile", "column"}),
-        "remove": ({"piles"}, {"piles"}),
-    }
-
     @validates_schema
     def arguments_fit(self, data: dict[str, Any], **_: Any) -> None:
         action = data.get("action")
-        required, allowed = self._ARGUMENTS.get(str(action), (set(), set()))
+        codec = ACTIONS.get(str(action))  # collect takes nothing
+        required, allowed = (codec.REQUIRED, codec.ALLOWED) if codec else (frozenset(), frozenset())
         given = set(data) - {"action"}
         if extra := given - allowed:
             names = ", ".join(sorted(self.fields[n].data_key or n for n in extra))

@@ -1,16 +1,22 @@
-"""How every game's play events change a table, written once for all games.
+"""How every game's play events change a table, written once for all games: one spec each.
 
 Events speak of piles and cards (drawn, moved, turned, recycled, removed as a pair, played
 automatically, gathered or reshuffled in a redeal, picked from inside a pile), so folding needs
-nothing of any game's rules. Nothing here validates: recorded
-history must always fold. (Undo restores the table the decider kept, so it is not here.)
+nothing of any game's rules. Each play event has one :class:`PlaySpec` in :data:`SPECS` saying
+everything the service knows of it: how it folds onto a table, which piles it names, why a
+recorded one cannot have happened, which sealed cards it shows, which action it is (the game's
+``last_action``), which command makes it (what an auditor re-decides) and what its undo puts
+back. The decider, the fold and the verifier read these; a new play event is its record in
+``events`` and its spec here. Folding never validates: recorded history must always fold. (Undo
+restores the table the decider kept, so it is not a play event.)
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from events.catalog import (
     AutoCompleted,
@@ -25,7 +31,9 @@ from events.catalog import (
     Reshuffled,
     StockRecycled,
     Undone,
+    UndoneMove,
 )
+from service.rules.actions import Draw, MoveCards, Pick, PlayAction, Recycle, Redeal, Remove, Turn
 from service.rules.cards import Card
 from service.rules.table import Pile, Slot, Table
 
@@ -130,103 +138,82 @@ def _auto_played(table: Table, event: AutoCompleted) -> Table:
     return table
 
 
-_APPLY: dict[type, Callable[[Table, Any], Table]] = {
-    CardMoved: _moved,
-    CardDrawn: _drawn,
-    CardTurned: _turned,
-    StockRecycled: _recycled,
-    PilesGathered: _gathered,
-    Reshuffled: _reshuffled,
-    CardPicked: _picked,
-    PairRemoved: _removed,
-    AutoCompleted: _auto_played,
-}
-
-
-def apply(table: Table, event: GameEvent) -> Table:
-    """The table after one play event."""
-    step = _APPLY.get(type(event))
-    if step is None:
-        raise TypeError(f"not a play event: {event!r}")
-    return step(table, event)
-
-
-def piles_named(event: GameEvent) -> set[str]:
-    """Every pile an event names (a recorded event naming a pile its game lacks cannot be
-    folded: verification reports it instead)."""
-    if isinstance(event, CardMoved | CardDrawn):
-        return {event.source, event.target}
-    if isinstance(event, CardTurned):
-        return {event.pile}
-    if isinstance(event, PairRemoved):
-        return {event.target, *(c.source for c in event.cards)}
-    if isinstance(event, AutoCompleted):
-        return {p for m in event.moves for p in (m.source, m.target)}
-    if isinstance(event, Undone):
-        return {p for m in event.moves for p in (m.source, m.target)}
-    if isinstance(event, Dealt) and event.piles is not None:
-        return {p.pile for p in event.piles}
-    if isinstance(event, PilesGathered):
-        return {*event.sources, event.target}
-    if isinstance(event, Reshuffled):
-        return {*event.sources, *(p.pile for p in event.piles)}
-    if isinstance(event, CardPicked):
-        return {event.source, event.target}
-    return set()
-
-
-def misfit(table: Table, event: GameEvent) -> str | None:
-    """Why a recorded play event cannot have happened on this table (None when it fits): the
-    cards it names are not where it says. The decider never writes such an event; an auditor
-    reading an edited record is told instead of folding nonsense."""
-    layout = table.layout
-    if piles_named(event) - set(layout.ids):
-        return f"piles {sorted(piles_named(event) - set(layout.ids))} are not this game's"
-    if isinstance(event, CardMoved):
-        # The cards are listed as they land: a run goes as it lay, or (to a foundation, one by
-        # one) lowest first, the reverse of how it lay.
-        n, up = len(event.cards), table.pile(event.source).up
-        taken = up[len(up) - n :] if n <= len(up) else None
-        if taken is None or event.cards not in (taken, taken[::-1]):
-            return f"{' '.join(event.cards)} are not the face-up top of {event.source}"
-    elif isinstance(event, CardDrawn):
-        slots = table.pile(event.source).cards[::-1][: len(event.cards)]
-        if len(slots) != len(event.cards) or any(
-            isinstance(s, str) and s != c for s, c in zip(slots, event.cards, strict=True)
-        ):
-            return f"{event.source} does not hold {' '.join(event.cards)} on top"
-    elif isinstance(event, CardTurned):
-        pile = table.pile(event.pile)
-        slot = pile.cards[-1] if pile.cards else None
-        if (
-            pile.down != len(pile.cards)
-            or slot is None
-            or (isinstance(slot, str) and slot != event.card)
-        ):
-            return f"the top card of {event.pile} is not a face-down {event.card}"
-    elif isinstance(event, StockRecycled):
-        if len(layout.of_kind(WASTE_KIND)) != 1 or len(layout.of_kind(STOCK_KIND)) != 1:
-            return "this game has no stock and waste to recycle"
-    elif isinstance(event, PilesGathered | Reshuffled):
-        return _misfit_redeal(table, event)
-    elif isinstance(event, CardPicked):
-        picked = table.pile(event.source)
-        if not (
-            picked.down <= event.index < len(picked.cards)
-            and picked.cards[event.index] == event.card
-        ):
-            return f"{event.source} holds no face-up {event.card} at {event.index}"
-    elif isinstance(event, PairRemoved | AutoCompleted):
-        moves = (
-            [(c.source, event.target, c.card) for c in event.cards]
-            if isinstance(event, PairRemoved)
-            else [(m.source, m.target, m.card) for m in event.moves]
-        )
-        for source, target, card in moves:
-            if table.pile(source).top != card:
-                return f"{card} is not the face-up top of {source}"
-            table = _move(table, source, target, (card,))
+def _no_misfit(table: Table, event: Any) -> None:
     return None
+
+
+def _no_reveals(table: Table, event: Any) -> list[tuple[int, Card]]:
+    return []
+
+
+def _misfit_moved(table: Table, event: CardMoved) -> str | None:
+    # The cards are listed as they land: a run goes as it lay, or (to a foundation, one by
+    # one) lowest first, the reverse of how it lay.
+    n, up = len(event.cards), table.pile(event.source).up
+    taken = up[len(up) - n :] if n <= len(up) else None
+    if taken is None or event.cards not in (taken, taken[::-1]):
+        return f"{' '.join(event.cards)} are not the face-up top of {event.source}"
+    return None
+
+
+def _misfit_drawn(table: Table, event: CardDrawn) -> str | None:
+    slots = table.pile(event.source).cards[::-1][: len(event.cards)]
+    if len(slots) != len(event.cards) or any(
+        isinstance(s, str) and s != c for s, c in zip(slots, event.cards, strict=True)
+    ):
+        return f"{event.source} does not hold {' '.join(event.cards)} on top"
+    return None
+
+
+def _misfit_turned(table: Table, event: CardTurned) -> str | None:
+    pile = table.pile(event.pile)
+    slot = pile.cards[-1] if pile.cards else None
+    if (
+        pile.down != len(pile.cards)
+        or slot is None
+        or (isinstance(slot, str) and slot != event.card)
+    ):
+        return f"the top card of {event.pile} is not a face-down {event.card}"
+    return None
+
+
+def _misfit_recycled(table: Table, event: StockRecycled) -> str | None:
+    layout = table.layout
+    if len(layout.of_kind(WASTE_KIND)) != 1 or len(layout.of_kind(STOCK_KIND)) != 1:
+        return "this game has no stock and waste to recycle"
+    return None
+
+
+def _misfit_picked(table: Table, event: CardPicked) -> str | None:
+    picked = table.pile(event.source)
+    if not (
+        picked.down <= event.index < len(picked.cards) and picked.cards[event.index] == event.card
+    ):
+        return f"{event.source} holds no face-up {event.card} at {event.index}"
+    return None
+
+
+def _misfit_tops(table: Table, moves: list[tuple[str, str, Card]]) -> str | None:
+    """Cards played one by one, each the face-up top of its pile when it goes."""
+    for source, target, card in moves:
+        if table.pile(source).top != card:
+            return f"{card} is not the face-up top of {source}"
+        table = _move(table, source, target, (card,))
+    return None
+
+
+def _drawn_reveals(table: Table, event: CardDrawn) -> list[tuple[int, Card]]:
+    pile = table.pile(event.source)
+    drawn: tuple[Slot, ...] = pile.cards[::-1][: len(event.cards)]
+    return [(s, c) for s, c in zip(drawn, event.cards, strict=False) if isinstance(s, int)]
+
+
+def _turned_reveals(table: Table, event: CardTurned) -> list[tuple[int, Card]]:
+    pile = table.pile(event.pile)
+    if pile.down == 0:
+        return []
+    slot = pile.cards[pile.down - 1]
+    return [(slot, event.card)] if isinstance(slot, int) else []
 
 
 def _misfit_redeal(table: Table, event: PilesGathered | Reshuffled) -> str | None:
@@ -259,17 +246,150 @@ def _misfit_redeal(table: Table, event: PilesGathered | Reshuffled) -> str | Non
     return None
 
 
+E = TypeVar("E")
+
+
+@dataclass(frozen=True, slots=True)
+class PlaySpec(Generic[E]):
+    """Everything said about one play event, in one place."""
+
+    #: The action it is: the game's last action, and what a view of the game says was played.
+    action: str
+    #: The table after it.
+    apply: Callable[[Table, E], Table]
+    #: Every pile it names (one its game lacks means the record cannot be folded).
+    piles: Callable[[E], set[str]]
+    #: Why it cannot have happened on a table (None when it fits); its piles are the game's.
+    misfit: Callable[[Table, E], str | None] = _no_misfit
+    #: The sealed cards it shows, as (sealed number, card).
+    reveals: Callable[[Table, E], list[tuple[int, Card]]] = _no_reveals
+    #: The command whose first event it is (None: only ever a command's consequence), which an
+    #: auditor re-decides to check it.
+    command: Callable[[E], PlayAction] | None = None
+    #: What its undo puts back, each card's source and where it had gone (None: no undo).
+    undo: Callable[[E], tuple[UndoneMove, ...]] | None = None
+
+
+def _redeal_piles(event: PilesGathered | Reshuffled) -> set[str]:
+    if isinstance(event, PilesGathered):
+        return {*event.sources, event.target}
+    return {*event.sources, *(p.pile for p in event.piles)}
+
+
+def _moves_piles(event: AutoCompleted | Undone) -> set[str]:
+    return {p for m in event.moves for p in (m.source, m.target)}
+
+
+def _card_moves(event: CardMoved | CardDrawn) -> tuple[UndoneMove, ...]:
+    return (UndoneMove(event.source, event.target, event.cards),)
+
+
+#: Every play event's spec, by its record's class.
+SPECS: dict[type, PlaySpec[Any]] = {
+    CardMoved: PlaySpec(
+        "move",
+        _moved,
+        lambda e: {e.source, e.target},
+        _misfit_moved,
+        command=lambda e: MoveCards(e.source, e.target, len(e.cards)),
+        undo=_card_moves,
+    ),
+    CardDrawn: PlaySpec(
+        "draw",
+        _drawn,
+        lambda e: {e.source, e.target},
+        _misfit_drawn,
+        _drawn_reveals,
+        command=lambda e: Draw(),
+        undo=_card_moves,
+    ),
+    CardTurned: PlaySpec(
+        "turn",
+        _turned,
+        lambda e: {e.pile},
+        _misfit_turned,
+        _turned_reveals,
+        command=lambda e: Turn(e.pile),
+    ),
+    StockRecycled: PlaySpec(
+        "recycle", _recycled, lambda e: set(), _misfit_recycled, command=lambda e: Recycle()
+    ),
+    PilesGathered: PlaySpec(
+        "redeal",
+        _gathered,
+        _redeal_piles,
+        _misfit_redeal,
+        command=lambda e: Redeal(),
+    ),
+    Reshuffled: PlaySpec(
+        "redeal",
+        _reshuffled,
+        _redeal_piles,
+        _misfit_redeal,
+        command=lambda e: Redeal(),
+    ),
+    CardPicked: PlaySpec(
+        "pick",
+        _picked,
+        lambda e: {e.source, e.target},
+        _misfit_picked,
+        command=lambda e: Pick(e.source, e.card, e.target),
+    ),
+    PairRemoved: PlaySpec(
+        "remove",
+        _removed,
+        lambda e: {e.target, *(c.source for c in e.cards)},
+        lambda t, e: _misfit_tops(t, [(c.source, e.target, c.card) for c in e.cards]),
+        command=lambda e: Remove(tuple(c.source for c in e.cards)),
+        undo=lambda e: tuple(UndoneMove(c.source, e.target, (c.card,)) for c in e.cards),
+    ),
+    AutoCompleted: PlaySpec(
+        "auto-complete",
+        _auto_played,
+        _moves_piles,
+        lambda t, e: _misfit_tops(t, [(m.source, m.target, m.card) for m in e.moves]),
+    ),
+}
+
+
+def spec(event: GameEvent) -> PlaySpec[Any] | None:
+    """The event's play spec; None for an event that is not play (the deal, an ending...)."""
+    return SPECS.get(type(event))
+
+
+def apply(table: Table, event: GameEvent) -> Table:
+    """The table after one play event."""
+    found = SPECS.get(type(event))
+    if found is None:
+        raise TypeError(f"not a play event: {event!r}")
+    return found.apply(table, event)
+
+
+def piles_named(event: GameEvent) -> set[str]:
+    """Every pile an event names (a recorded event naming a pile its game lacks cannot be
+    folded: verification reports it instead)."""
+    found = SPECS.get(type(event))
+    if found is not None:
+        return found.piles(event)
+    if isinstance(event, Undone):
+        return _moves_piles(event)
+    if isinstance(event, Dealt) and event.piles is not None:
+        return {p.pile for p in event.piles}
+    return set()
+
+
+def misfit(table: Table, event: GameEvent) -> str | None:
+    """Why a recorded play event cannot have happened on this table (None when it fits): the
+    cards it names are not where it says. The decider never writes such an event; an auditor
+    reading an edited record is told instead of folding nonsense."""
+    if piles_named(event) - set(table.layout.ids):
+        return f"piles {sorted(piles_named(event) - set(table.layout.ids))} are not this game's"
+    found = SPECS.get(type(event))
+    return found.misfit(table, event) if found is not None else None
+
+
 def reveals(table: Table, event: GameEvent) -> list[tuple[int, Card]]:
     """The sealed cards ``event`` shows, as (sealed number, card): an auditor checks each one
     against the revealed deck, and an unfinished game is re-decided with what it showed."""
-    if isinstance(event, CardDrawn):
-        pile = table.pile(event.source)
-        drawn: tuple[Slot, ...] = pile.cards[::-1][: len(event.cards)]
-        return [(s, c) for s, c in zip(drawn, event.cards, strict=False) if isinstance(s, int)]
-    if isinstance(event, CardTurned):
-        pile = table.pile(event.pile)
-        if pile.down == 0:
-            return []
-        slot = pile.cards[pile.down - 1]
-        return [(slot, event.card)] if isinstance(slot, int) else []
-    return []
+    found = SPECS.get(type(event))
+    return found.reveals(table, event) if found is not None else []
