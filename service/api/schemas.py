@@ -4,7 +4,7 @@ generated from them, so they are the contract. Money is always integer minor uni
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
