@@ -34,16 +34,14 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from events.catalog import (
-    Collected,
     DuelCancelled,
     DuelSettled,
     SeatTaken,
     StakePlaced,
-    Voided,
 )
 from events.codec import decode_duel, decode_game
 from service.games import GAMES
-from service.ledger import is_sandbox
+from service.ledger import duel_movement, game_movement, is_sandbox
 from service.storage.finance import FinanceStore
 from service.storage.reconciliations import ReconciliationStore
 from service.streams import DUEL, GAME, is_duel
@@ -93,24 +91,23 @@ def catch_up(uow: UnitOfWork) -> int:
                 _fold_duel_money(increments, day, stakes[stream], type_name, version, data)
                 continue
             event = decode_game(type_name, version, data)
-            if isinstance(event, StakePlaced) and event.duel_id is not None:
-                continue  # a seat's fee is its duel's SeatTaken
-            if not isinstance(event, StakePlaced) and stakes[stream].get("duel_id"):
-                continue
+            money = game_movement(event)
             if isinstance(event, StakePlaced):
+                if money is None:
+                    continue  # a seat's fee is its duel's SeatTaken
                 totals = increments[(day, event.currency, event.variant)]
                 totals["games_started"] += 1
-                totals["stakes"] += event.stake
+                totals["stakes"] += money.amount
                 totals["certification_games"] += int(event.certification)
-            else:
-                placed = stakes[stream]
-                totals = increments[(day, placed["currency"], placed["variant"])]
-                totals["games_finished"] += 1
-                totals["stakes_settled"] += int(placed["stake"])
-                if isinstance(event, Collected):
-                    totals["payouts"] += event.winnings
-                elif isinstance(event, Voided):
-                    totals["refunds"] += event.refund
+                continue
+            placed = stakes[stream]
+            if placed.get("duel_id"):
+                continue  # a seat's ending: its duel's settlement counts it
+            totals = increments[(day, placed["currency"], placed["variant"])]
+            totals["games_finished"] += 1
+            totals["stakes_settled"] += int(placed["stake"])
+            if money is not None:
+                totals[_REPORTED[money.kind]] += money.amount
         if len(rows) < BATCH:
             break
     for (day, currency, variant), totals in increments.items():
@@ -131,21 +128,31 @@ def _fold_duel_money(
     """A duel's money on its day: a seat's fee as a stake, a settlement's prizes as payouts,
     a cancellation's refunds, each finishing the seats it settles."""
     event = decode_duel(type_name, version, data)
+    money = duel_movement(event, opened["currency"])
     totals = increments[(day, opened["currency"], opened["variant"])]
     if isinstance(event, SeatTaken):
         totals["games_started"] += 1
-        totals["stakes"] += event.fee
         totals["certification_games"] += int(bool(opened.get("certification")))
     elif isinstance(event, DuelSettled):
         totals["games_finished"] += int(opened["seats"])
-        totals["payouts"] += sum(p.amount for p in event.payouts)
-        totals["stakes_settled"] += event.pot
+        totals["payouts"] -= event.rake  # the prizes: the pot less the house's rake
     elif isinstance(event, DuelCancelled):
-        refunded = sum(r.amount for r in event.refunds)
         totals["games_finished"] += len(event.refunds)
-        totals["refunds"] += refunded
-        totals["stakes_settled"] += refunded
+    if money is not None:
+        totals[_REPORTED[money.kind]] += money.amount
+        if money.kind != "duel-fee":
+            totals["stakes_settled"] += money.amount
 
+
+#: The daily totals' counter each kind of movement adds to.
+_REPORTED = {
+    "stake": "stakes",
+    "winnings": "payouts",
+    "refund": "refunds",
+    "duel-fee": "stakes",
+    "duel-prize": "payouts",
+    "duel-refund": "refunds",
+}
 
 _COUNTERS = (
     "games_started",
@@ -311,37 +318,18 @@ def report_csv(report: DailyReport) -> str:
 
 # --- reconciliation ---------------------------------------------------------------------------
 
-_KIND = {"StakePlaced": "stake", "Collected": "winnings", "Voided": "refund"}
-
 
 def _expected_money(
     stream: str, type_name: str, version: int, data: dict[str, Any], currencies: dict[str, str]
 ) -> tuple[str, int, str] | None:
-    """(kind, amount, currency) a game or duel event puts in the ledger; None if nothing."""
+    """(kind, amount, currency) a game or duel event puts in the ledger (the ledger's one
+    rule, service.ledger); None if nothing."""
     if is_duel(stream):
-        return _expected_duel_money(
-            decode_duel(type_name, version, data), currencies.get(stream, "")
-        )
-    event = decode_game(type_name, version, data)
-    if isinstance(event, StakePlaced):
-        if event.duel_id is not None:
-            return None  # a seat's fee is its duel's
-        return "stake", event.stake, event.currency
-    if isinstance(event, Collected):
-        return ("winnings", event.winnings, event.currency) if event.winnings else None
-    if isinstance(event, Voided):
-        return ("refund", event.refund, event.currency) if event.refund else None
-    return None
-
-
-def _expected_duel_money(event: Any, currency: str) -> tuple[str, int, str] | None:
-    if isinstance(event, SeatTaken):
-        return "duel-fee", event.fee, currency
-    if isinstance(event, DuelSettled):
-        return "duel-prize", event.pot, currency
-    if isinstance(event, DuelCancelled) and event.refunds:
-        return "duel-refund", sum(r.amount for r in event.refunds), currency
-    return None
+        event = decode_duel(type_name, version, data)
+        money = duel_movement(event, currencies.get(stream, ""))
+    else:
+        money = game_movement(decode_game(type_name, version, data))
+    return None if money is None else (money.kind, money.amount, money.currency)
 
 
 def _duel_currencies(store: FinanceStore, rows: list[Any]) -> dict[str, str]:

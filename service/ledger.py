@@ -204,58 +204,84 @@ def refund(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Movement:
+    """What money one recorded event moves: the kind of transaction, its amount and currency
+    (the accounts follow from the kind)."""
+
+    kind: TransactionKind
+    amount: int
+    currency: str
+
+
+def game_movement(event: AnyEvent) -> Movement | None:
+    """The money a game's recorded event moves, if any: the one rule for it, which posting
+    live, rebuilding and checking the ledger, reconciling and the daily totals all read."""
+    if isinstance(event, StakePlaced):
+        if event.duel_id is not None:
+            return None  # a duel seat's fee is the duel's, paid when the seat was taken
+        return Movement("stake", event.stake, event.currency)
+    if isinstance(event, Collected) and event.winnings > 0:
+        return Movement("winnings", event.winnings, event.currency)
+    if isinstance(event, Voided) and event.refund > 0:
+        return Movement("refund", event.refund, event.currency)
+    return None
+
+
+def duel_movement(event: DuelEvent, currency: str) -> Movement | None:
+    """The money a duel's recorded event moves, if any: a fee into the pot, the whole pot out
+    (to the winners and the rake), or the pot back to every seat. The one rule, as for games."""
+    if isinstance(event, SeatTaken):
+        return Movement("duel-fee", event.fee, currency)
+    if isinstance(event, DuelSettled):
+        return Movement("duel-prize", event.pot, currency)
+    if isinstance(event, DuelCancelled) and event.refunds:
+        return Movement("duel-refund", sum(r.amount for r in event.refunds), currency)
+    return None
+
+
+_GAME_ENTRY = {"stake": stake, "winnings": winnings, "refund": refund}
+
+
 def entry_for(
     event: AnyEvent, stream_id: str, version: int, player_id: str, game_id: str | None
 ) -> Entry | None:
-    """The ledger transaction a recorded event causes, if any: the one mapping from the event
-    log to money, used when posting live and when checking or rebuilding from the log."""
+    """The ledger transaction a recorded event causes, if any: a cashier's event, or a game's
+    movement (:func:`game_movement`) between the player's and the house's accounts. Used when
+    posting live and when checking or rebuilding from the log."""
     cause = (stream_id, version)
     if isinstance(event, FundsDeposited):
         return deposit(player_id, event.currency, event.amount, event.transaction_id, cause)
     if isinstance(event, FundsWithdrawn):
         return withdrawal(player_id, event.currency, event.amount, event.transaction_id, cause)
-    if game_id is None:
+    money = game_movement(event) if game_id is not None else None
+    if money is None or game_id is None:
         return None
-    if isinstance(event, StakePlaced) and event.duel_id is not None:
-        return None  # a duel seat's fee is the duel's, paid when the seat was taken
-    if isinstance(event, StakePlaced):
-        return stake(player_id, event.currency, event.stake, game_id, cause)
-    if isinstance(event, Collected) and event.winnings > 0:
-        return winnings(player_id, event.currency, event.winnings, game_id, cause)
-    if isinstance(event, Voided) and event.refund > 0:
-        return refund(player_id, event.currency, event.refund, game_id, cause)
-    return None
+    return _GAME_ENTRY[money.kind](player_id, money.currency, money.amount, game_id, cause)
 
 
 def duel_entry_for(
     event: DuelEvent, duel_id: str, currency: str, stream_id: str, version: int
 ) -> Entry | None:
-    """The ledger transaction a duel's recorded event causes, if any: a fee into the pot, the
-    pot out to the winners and the rake, or the pot back to every seat. The one mapping from a
-    duel's log to money, live and when checking."""
+    """The ledger transaction a duel's recorded event causes, if any: its movement
+    (:func:`duel_movement`) between the duel's pot and the players (and the rake). Live and
+    when checking."""
+    money = duel_movement(event, currency)
+    if money is None:
+        return None
     pot = duel_pot(duel_id, currency)
     cause = (stream_id, version)
+    tx_id = f"{money.kind}:{duel_id}"
     if isinstance(event, SeatTaken):
         player = player_account(event.player_id, currency)
         return _entry(
-            f"duel-fee:{duel_id}:{event.seat}", "duel-fee", currency, event.fee, player, pot, cause
+            f"{tx_id}:{event.seat}", money.kind, currency, money.amount, player, pot, cause
         )
     if isinstance(event, DuelSettled):
         legs = [(player_account(p.player_id, currency), p.amount) for p in event.payouts]
         if event.rake:
             legs.append((house_rake(currency), event.rake))
-        return Entry(
-            f"duel-prize:{duel_id}",
-            "duel-prize",
-            currency,
-            event.pot,
-            ((pot, -event.pot), *legs),
-            *cause,
-        )
-    if isinstance(event, DuelCancelled) and event.refunds:
-        total = sum(r.amount for r in event.refunds)
+    else:
+        assert isinstance(event, DuelCancelled)
         legs = [(player_account(r.player_id, currency), r.amount) for r in event.refunds]
-        return Entry(
-            f"duel-refund:{duel_id}", "duel-refund", currency, total, ((pot, -total), *legs), *cause
-        )
-    return None
+    return Entry(tx_id, money.kind, currency, money.amount, ((pot, -money.amount), *legs), *cause)
