@@ -24,10 +24,10 @@ from service import duel as d
 from service import game as g
 from service.clock import Clock, instant, parse_instant, system_clock
 from service.context import SYSTEM, Actor, RequestContext, event_metadata
+from service.dealing import CertificationDeal
 from service.duel_verification import DuelVerification, SeatStream, verify_duel
 from service.errors import CertificationDisabled, DuelNotOver, NotFound, RuleViolation, TimeUp
 from service.game_service import (
-    CertificationDeal,
     Games,
     LoadedGame,
     decode_records,

@@ -27,6 +27,7 @@ from service import game as g
 from service import ledger, shuffle, snapshots
 from service.clock import Clock, system_clock
 from service.context import Actor, RequestContext, event_metadata
+from service.dealing import CertificationDeal
 from service.errors import (
     CertificationDisabled,
     DuelNotOver,
@@ -63,14 +64,6 @@ class Decided:
 
     events: list[GameEvent]
     state: g.Game
-
-
-@dataclass(frozen=True, slots=True)
-class CertificationDeal:
-    """Certification mode only: deal from this seed (hex) or this deck (deal order)."""
-
-    seed_hex: str | None = None
-    deck: tuple[str, ...] | None = None
 
 
 class _StateCache:

@@ -14,7 +14,6 @@ from service.api import schemas
 from service.api.auth import allow, require_principal
 from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
-from service.api.problems import Problem
 from service.api.requests import (
     IDEMPOTENCY_KEY_HEADER,
     page,
@@ -23,9 +22,9 @@ from service.api.requests import (
     time_cursor,
 )
 from service.api.wiring import services
+from service.dealing import dealing
 from service.duel_service import LoadedDuel
 from service.duel_views import duel_view
-from service.game_service import CertificationDeal
 from service.games import KLONDIKE_DUEL
 from service.rules.actions import parse as parse_action
 
@@ -62,41 +61,14 @@ def _answer(loaded: LoadedDuel, status: int = 200) -> tuple[dict[str, Any], int,
 @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
 def join(body: dict[str, Any]) -> Any:
     principal = require_principal()
-    certification = None
-    certify = False
-    if principal.role == "player":
-        assert principal.player_id is not None
-        if {"seed", "deck", "certification"} & body.keys() or body.get("player_id") not in (
-            None,
-            principal.player_id,
-        ):
-            raise Problem(
-                "certification-disabled",
-                "only an operator, in certification mode, opens a duel from a given seed or "
-                "deck or joins for another player",
-            )
-        player_id = principal.player_id
-    else:
-        if not services().settings.certification_mode:
-            raise Problem("certification-disabled", "operators join duels only in certification")
-        if "player_id" not in body or ("seed" in body and "deck" in body):
-            raise Problem(
-                "validation-error",
-                "an operator's join names player_id and at most one of seed or deck",
-                errors={"player_id": ["required, with at most one of seed or deck"]},
-            )
-        player_id = body["player_id"]
-        certify = True
-        if "seed" in body or "deck" in body:
-            deck = tuple(body["deck"]) if "deck" in body else None
-            certification = CertificationDeal(seed_hex=body.get("seed"), deck=deck)
+    asked = dealing("duel", body, principal.player_id, services().settings.certification_mode)
     loaded = services().duels.join(
         request_context(),
-        player_id,
+        asked.player_id,
         body["fee"],
         body["seats"],
-        certification=certification,
-        certify=certify,
+        certification=asked.deal,
+        certify=asked.certify,
     )
     view, _, headers = _answer(loaded)
     headers["Location"] = url_for("duels.duel", duel_id=loaded.state.duel_id)

@@ -22,7 +22,8 @@ from service.api.requests import (
     request_context,
 )
 from service.api.wiring import services
-from service.game_service import CertificationDeal, LoadedGame
+from service.dealing import dealing
+from service.game_service import LoadedGame
 from service.rules.actions import parse as parse_action
 from service.views import full_view, player_view
 
@@ -67,46 +68,20 @@ class Games(MethodView):
     @blp.response(201, schemas.GameViewSchema, headers=ETAG)
     @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
     def post(self, body: dict[str, Any]) -> Any:
-        player_id, certification = _dealer(body)
+        principal = require_principal()
+        mode = services().settings.certification_mode
+        asked = dealing("game", body, principal.player_id, mode)
         loaded = services().games.start(
             request_context(),
-            player_id,
+            asked.player_id,
             body["variant"],
             body["stake"],
             client_seed=body.get("client_seed"),
-            certification=certification,
+            certification=asked.deal,
         )
         answered = answer(loaded, 201)
         answered.headers["Location"] = url_for("games.Game", game_id=loaded.state.game_id)
         return answered
-
-
-def _dealer(body: dict[str, Any]) -> tuple[uuid.UUID, CertificationDeal | None]:
-    """Whose game it is, and the certification deal an operator asked for."""
-    principal = require_principal()
-    if principal.role == "player":
-        assert principal.player_id is not None
-        asked = {"seed", "deck"} & body.keys() or body.get("player_id") not in (
-            None,
-            principal.player_id,
-        )
-        if asked:
-            raise Problem(
-                "certification-disabled",
-                "only an operator, in certification mode, deals from a given seed or deck or "
-                "for another player",
-            )
-        return principal.player_id, None
-    if not services().settings.certification_mode:
-        raise Problem("certification-disabled", "operators deal only in certification mode")
-    if "player_id" not in body or ("seed" in body) == ("deck" in body):
-        raise Problem(
-            "validation-error",
-            "an operator's deal names player_id and exactly one of seed or deck",
-            errors={"player_id": ["required, with exactly one of seed or deck"]},
-        )
-    deck = tuple(body["deck"]) if "deck" in body else None
-    return body["player_id"], CertificationDeal(seed_hex=body.get("seed"), deck=deck)
 
 
 @blp.route("/<uuid:game_id>")

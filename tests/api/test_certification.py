@@ -19,8 +19,8 @@ from service import shuffle
 from service.app import create_app
 from service.config import ConfigError, Settings
 from service.context import Actor, RequestContext
+from service.dealing import CertificationDeal
 from service.errors import CertificationDisabled
-from service.game_service import CertificationDeal
 from service.games import VEGAS_DRAW1
 from service.rules.cards import CANONICAL_DECK
 from service.rules.table import Table

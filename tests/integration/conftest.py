@@ -7,7 +7,8 @@ import uuid
 import pytest
 
 from service.context import Actor, RequestContext
-from service.game_service import CertificationDeal, LoadedGame
+from service.dealing import CertificationDeal
+from service.game_service import LoadedGame
 from service.storage.projections import PlayerRow
 from service.wiring import Container
 from tests.builders import easy_deck

@@ -14,6 +14,7 @@ from events.records import NewEvent
 from service import game as g
 from service import shuffle
 from service.context import Actor, RequestContext
+from service.dealing import CertificationDeal
 from service.errors import (
     CertificationDisabled,
     GameInProgress,
@@ -22,7 +23,7 @@ from service.errors import (
     RuleViolation,
     VersionMismatch,
 )
-from service.game_service import CertificationDeal, Games
+from service.game_service import Games
 from service.games import VEGAS_DRAW1, klondike
 from service.ledger import InsufficientFunds
 from service.rules.table import Table, seal
