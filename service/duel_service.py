@@ -129,10 +129,9 @@ class Duels:
         certify: bool,
     ) -> LoadedDuel:
         with self._uow() as uow:
-            stored = uow.claim(request)
+            stored = uow.open_command(request)
             if stored is not None:
                 return self._replayed(uow, stored, player_id)
-            uow.lock_for_write()
             player = uow.projections.player(player_id)
             if player is None:
                 raise NotFound("player", player_id)
@@ -192,10 +191,9 @@ class Duels:
     def deal(self, request: RequestContext, duel_id: uuid.UUID, player_id: uuid.UUID) -> LoadedDuel:
         """Deal the player's seat its game: the duel's deck, and five minutes from now."""
         with self._uow() as uow:
-            stored = uow.claim(request)
+            stored = uow.open_command(request)
             if stored is not None:
                 return self._replayed(uow, stored, player_id)
-            uow.lock_for_write()
             state, records = self._read(uow, duel_id)
             seat = self._seat(state, duel_id, player_id)
             opened = state.opened
@@ -386,10 +384,9 @@ class Duels:
     def void(self, request: RequestContext, duel_id: uuid.UUID, reason: str) -> LoadedDuel:
         """End the duel with every fee refunded; seats still playing are voided too."""
         with self._uow() as uow:
-            stored = uow.claim(request)
+            stored = uow.open_command(request)
             if stored is not None:
                 return self._replayed(uow, stored, None)
-            uow.lock_for_write()
             state, records = self._read(uow, duel_id)
             games = []
             for seat in state.seats:

@@ -151,12 +151,9 @@ class Games:
         if certification is not None and not self._certification_mode:
             raise CertificationDisabled("certification deals need CERTIFICATION_MODE=1")
         with self._uow() as uow:
-            # Claim the request before taking the write lock, as every operation does, so two
-            # retries of one request can never wait on each other in opposite orders.
-            stored = uow.claim(request)
+            stored = uow.open_command(request)
             if stored is not None:
                 return self._replayed(uow, stored)
-            uow.lock_for_write()
             player = uow.projections.player(player_id)
             if player is None:
                 raise NotFound("player", player_id)

@@ -80,11 +80,10 @@ class Players:
             )
         table = paytable_for(self._paytables, currency)
         with self._uow() as uow:
-            stored = uow.claim(request)  # before the write lock, in every operation
+            stored = uow.open_command(request)
             if stored is not None:
                 row = self._player(uow, uuid.UUID(stored["player_id"]))
                 return Opened(row, bool(stored["created"]), replayed=True)
-            uow.lock_for_write()
             existing = uow.projections.player_by_ref(external_ref)
             if existing is not None:
                 if existing.currency != currency:
@@ -143,12 +142,11 @@ class Players:
         if not 0 < amount <= MAX_TRANSFER:
             raise ValueError(f"amount must be 1 to {MAX_TRANSFER} minor units")
         with self._uow() as uow:
-            stored = uow.claim(request)  # before the write lock, in every operation
+            stored = uow.open_command(request)
             if stored is not None:
                 found = uow.ledger.posted(stored["client_transaction_id"])
                 assert found is not None  # it was posted in the transaction that stored it
                 return found[0]
-            uow.lock_for_write()
             player = self._player(uow, player_id)
             stream = player_stream(player_id)
             version = uow.events.stream_version(stream)
@@ -222,7 +220,7 @@ class Players:
         the same Idempotency-Key answers what the first request saved, even if the player has
         changed them since."""
         with self._uow() as uow:
-            stored = uow.claim(request)
+            stored = uow.open_command(request)
             if stored is not None:
                 saved = stored.get("preferences")
                 if saved is None:  # recorded before results carried the preferences
@@ -230,7 +228,6 @@ class Players:
                     return SavedPreferences(now, replayed=True)
                 first = Preferences(saved["sound"], saved["colour"], saved["card_back"])
                 return SavedPreferences(first, replayed=True)
-            uow.lock_for_write()
             player = self._player(uow, player_id)
             stream = player_stream(player_id)
             version = uow.events.stream_version(stream)

@@ -102,6 +102,16 @@ class UnitOfWork:
             request.actor.id, request.idempotency_key, request.fingerprint
         )
 
+    def open_command(self, request: RequestContext) -> dict[str, Any] | None:
+        """The opening of a command that writes under the log's lock: claim the request, then
+        take the lock (claim first, so two retries of one request can never wait on each
+        other in opposite orders). Returns what the first attempt stored when this is a retry
+        (then nothing is locked and the caller answers it), else None."""
+        stored = self.claim(request)
+        if stored is None:
+            self.lock_for_write()
+        return stored
+
     def remember(self, request: RequestContext, result: dict[str, Any]) -> None:
         """Store what the request produced, for its retries; commits with everything else."""
         if request.idempotency_key is not None:
