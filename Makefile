@@ -53,7 +53,7 @@ run: migrate
 	@echo "  First API key, in another terminal:"
 	@echo "    APP_ENV=development $(BIN)/flask --app service keys create --role operator --name my-operator"
 	@echo
-	exec $(BIN)/python -m service.run
+	exec $(BIN)/python -m service.runtime.run
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python -m tests.benchmarks $(SUITES)

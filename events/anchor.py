@@ -18,8 +18,8 @@ The running hash starts at 64 zeros (GENESIS) and takes each event in position o
 (ASCII, hex digests). The heads digest is SHA-256 over one line per stream, sorted by stream id:
 ``stream id " " version " " hash "\\n"``. The signed message is the checkpoint's fields as
 canonical JSON (events.chain.canonical_json: sorted keys, no whitespace, ASCII); the signature
-is Ed25519 over those bytes, in standard base64. service/ANCHORS.md shows how an auditor checks
-an exported checkpoint with nothing but its file and the published public key.
+is Ed25519 over those bytes, in standard base64. service/services/ANCHORS.md shows how an auditor
+checks an exported checkpoint with nothing but its file and the published public key.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The Flask app factory: API v1 with its OpenAPI document, problem details for every error,
-and the CLI. The services are built on first use (or eagerly by service.wsgi), so CLI commands
-such as ``db upgrade`` run before the database is ready for them."""
+and the CLI. The services are built on first use (or eagerly by service.wsgi), so CLI
+commands such as ``db upgrade`` run before the database is ready for them."""
 
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ from service.api.problems import (
 from service.api.rendering import FastJSON
 from service.api.requests import request_id
 from service.api.schemas import ProblemSchema
-from service.config import Settings
-from service.wiring import Container, build
+from service.bootstrap import Container, build
+from service.runtime.config import Settings
 
 log = logging.getLogger(__name__)
 

@@ -16,20 +16,22 @@ from typing import TextIO
 import click
 from flask import Flask
 
-from service import advantage, audit, db
-from service.access import STAFF_ROLES
-from service.audits import Audits
-from service.config import ConfigError, Settings
-from service.context import Actor
+from service.bootstrap import Container, build
+from service.core.context import Actor
 from service.errors import InvalidArgument
 from service.games import STANDALONE, game_named
-from service.rebuild import rebuild
 from service.rtp import published, simulate
 from service.rtp.fanout import LostWork, Pending, gather
 from service.rtp.players import KINDS, Kind
 from service.rtp.roster import player_for
-from service.seeds import rotate_keys
-from service.wiring import Container, build
+from service.runtime import database as db
+from service.runtime.config import ConfigError, Settings
+from service.services import advantage
+from service.services import history_audits as audit
+from service.services.access import STAFF_ROLES
+from service.services.compliance import Audits
+from service.services.rebuild import rebuild
+from service.services.seed_vault import rotate_keys
 
 
 @contextmanager

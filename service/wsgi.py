@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 
 from service.app import create_app
-from service.config import Settings
-from service.configuration_log import log_configuration
-from service.wiring import build
+from service.bootstrap import build
+from service.runtime.config import Settings
+from service.services.configuration_log import log_configuration
 
 _container = build(Settings.from_env(), migrate=False)
 with _container.unit_of_work() as _uow:

@@ -12,21 +12,21 @@ from datetime import UTC, datetime, timedelta
 from events import chain, codec
 from events.catalog import GameEvent
 from events.records import RecordedEvent
-from service import game as g
-from service import ledger, shuffle
+from service.core import game_decider as g
+from service.core import ledger, shuffle
+from service.core.game_decider import Game, GameInfo
+from service.core.game_verification import PostingRow
+from service.core.paytable import Paytable, default_paytables
 from service.errors import RuleViolation
-from service.game import Game, GameInfo
 from service.games import VEGAS_DRAW1, game_named
 from service.games.klondike import COLUMNS
-from service.paytable import Paytable, default_paytables
 from service.rules.actions import MoveCards
 from service.rules.cards import CANONICAL_DECK, Card, canonical_deck, is_deck
 from service.rules.game import GameRules, Reveal
 from service.rules.table import Pile, Table, table
-from service.verification import PostingRow
 
 GBP: Paytable = default_paytables()["GBP"]
-SEED = bytes(range(32))  # the worked example's seed in service/SHUFFLE.md
+SEED = bytes(range(32))  # the worked example's seed in service/core/SHUFFLE.md
 
 #: The sealed cards of each game ``start`` dealt, so ``play`` can show them as the server would,
 #: and the seed it was dealt (or salted) with, so ``play`` can redeal as the server would.

@@ -18,8 +18,8 @@ import psycopg
 import pytest
 from cryptography.fernet import Fernet
 
-from service.config import Settings
-from service.wiring import Container, build
+from service.bootstrap import Container, build
+from service.runtime.config import Settings
 from tests.dbtools import ScratchDatabase, server_admin_url, split_database
 from tests.workers import celery_processes, delete_queue, new_data_dir, with_broker
 

@@ -1,9 +1,9 @@
 """Scratch databases for tests and benchmarks, on the server they are pointed at.
 
 Each is set up as production should be: migrated by an owner login, used by a service login
-that is only a member of vegas_app (service/db.py), so the whole suite proves those grants are
-enough. The two roles are cluster-wide and test runs share the server, so they are created if
-missing and never dropped; each run's database is dropped at the end.
+that is only a member of vegas_app (service/runtime/database.py), so the whole suite proves those
+grants are enough. The two roles are cluster-wide and test runs share the server, so they are
+created if missing and never dropped; each run's database is dropped at the end.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import sql
 
-from service import db
-from service.config import PROJECT_ROOT
+from service.runtime import database as db
+from service.runtime.config import PROJECT_ROOT
 
 #: The test databases' owner, which runs their migrations.
 OWNER_ROLE = "vegas_test_owner"

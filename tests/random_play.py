@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 from events.catalog import GameEvent
-from service import game as g
-from service import shuffle
+from service.core import game_decider as g
+from service.core import shuffle
 from service.games import GAMES
 from tests.builders import GBP
 

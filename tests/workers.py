@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from service.config import PROJECT_ROOT, Settings
-from service.worker import make_celery
+from service.runtime.config import PROJECT_ROOT, Settings
+from service.worker.config import make_celery
 
 #: The broker the tests use; None for the filesystem transport.
 BROKER_URL = os.environ.get("TEST_CELERY_BROKER_URL") or None
@@ -68,7 +68,7 @@ def worker_environment(settings: Settings, **extra: str) -> dict[str, str]:
 def celery_processes(settings: Settings, *, beat: bool = False, **extra: str) -> Iterator[None]:
     """A worker (and beat) for ``settings``, stopped (and its queue deleted) on the way out."""
     env = worker_environment(settings, **extra)
-    celery = [sys.executable, "-m", "celery", "-A", "service.celery_app"]
+    celery = [sys.executable, "-m", "celery", "-A", "service.worker.app"]
     log_dir = settings.data_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     commands = [

@@ -17,8 +17,8 @@ from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
 from service.api.problems import Problem
 from service.api.requests import page
 from service.api.wiring import services
-from service.audit import Scope
-from service.replay import Replay
+from service.core.replay import Replay
+from service.services.history_audits import Scope
 
 blp = Blueprint("audits", __name__, description="Replays, audits and significant events")
 

@@ -14,9 +14,9 @@ from typing import Any, Literal, TypeVar
 
 from flask import current_app, g, request
 
-from service.access import Principal
 from service.api.problems import Problem
 from service.api.wiring import services
+from service.services.access import Principal
 
 F = TypeVar("F", bound=Callable[..., Any])
 PlayerAccess = Literal["self", "owner", "seated", "any"] | None

@@ -10,7 +10,7 @@ HEX64 = validate.Regexp(r"^[0-9a-f]{64}$", error="64 lowercase hex digits")
 
 
 class SignedCheckpointSchema(Strict):
-    """Exactly the signed fields (events/anchor.py Checkpoint); service/ANCHORS.md says how
+    """Exactly the signed fields (events/anchor.py Checkpoint); service/services/ANCHORS.md says how
     the signature is made and checked."""
 
     seq = fields.Integer(required=True, strict=True, validate=validate.Range(1, 2**31 - 1))

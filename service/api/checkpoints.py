@@ -60,7 +60,7 @@ def page(query: dict[str, Any]) -> Any:
     summary="One checkpoint as the file an auditor keeps",
     description="The signed fields, the signature and the signer's public key: store it "
     "outside this service, check it later with POST /v1/checkpoints/verify or offline "
-    "(service/ANCHORS.md).",
+    "(service/services/ANCHORS.md).",
 )
 @blp.response(200, schemas.ExportedCheckpointSchema)
 @problems(blp, *AUTHENTICATED, 404)

@@ -9,7 +9,6 @@ from typing import Any
 from flask import url_for
 from marshmallow import RAISE
 
-from service import game as g
 from service.api import schemas
 from service.api.auth import allow, require_principal
 from service.api.blueprint import Blueprint
@@ -22,11 +21,12 @@ from service.api.requests import (
     time_cursor,
 )
 from service.api.wiring import services
-from service.dealing import dealing
-from service.duel_service import LoadedDuel
-from service.duel_views import duel_view
+from service.core import game_decider as g
+from service.core.dealing import dealing
+from service.core.duel_views import duel_view
 from service.games import KLONDIKE_DUEL
 from service.rules.actions import parse as parse_action
+from service.services.duels import LoadedDuel
 
 blp = Blueprint(
     "duels", __name__, url_prefix="/v1/duels", description="Classic duels: one deal, five minutes"

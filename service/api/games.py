@@ -22,10 +22,10 @@ from service.api.requests import (
     request_context,
 )
 from service.api.wiring import services
-from service.dealing import dealing
-from service.game_service import LoadedGame
+from service.core.dealing import dealing
+from service.core.game_views import full_view, player_view
 from service.rules.actions import parse as parse_action
-from service.views import full_view, player_view
+from service.services.games import LoadedGame
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Deal and play games")
 

@@ -23,7 +23,7 @@ from service.api.requests import (
     time_cursor,
 )
 from service.api.wiring import services
-from service.players import Posted, Preferences
+from service.services.players import Posted, Preferences
 
 #: A ledger cursor is a posting id: ASCII digits that fit PostgreSQL's bigint.
 LEDGER_CURSOR = re.compile(r"[0-9]{1,18}")

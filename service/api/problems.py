@@ -14,7 +14,8 @@ from flask import Response, current_app, g, json, request
 from werkzeug.exceptions import HTTPException
 
 from events.records import ConcurrencyConflict
-from service import db, errors
+from service import errors
+from service.core.ledger import InsufficientFunds, TransactionIdReused
 from service.errors import (
     CertificationDisabled,
     DuelNotOver,
@@ -29,7 +30,7 @@ from service.errors import (
     TimeUp,
     VersionMismatch,
 )
-from service.ledger import InsufficientFunds, TransactionIdReused
+from service.runtime import database as db
 
 log = logging.getLogger(__name__)
 

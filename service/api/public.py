@@ -12,8 +12,8 @@ from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, problems
 from service.api.problems import TYPES, Problem
 from service.api.wiring import services
+from service.core.paytable import STAKE_GRID
 from service.games import STANDALONE, VEGAS_DRAW1
-from service.paytable import STAKE_GRID
 from service.rtp.published import Publication, publication
 from service.rules.game import GameRules
 

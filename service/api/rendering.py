@@ -59,8 +59,8 @@ class FastJSON(DefaultJSONProvider):
 
 
 def game_view_response(view: dict[str, Any], status: int, headers: dict[str, str]) -> Response:
-    """A game view (service.views, with its times as datetimes) as the response GameViewSchema
-    documents, encoded straight from the view."""
+    """A game view (service.core.game_views, with its times as datetimes) as the response
+    GameViewSchema documents, encoded straight from the view."""
     body = dict(view)
     for name in ("started_at", "last_event_at", "ended_at"):
         moment = body.get(name)

@@ -7,12 +7,12 @@ from typing import Any
 from flask import Response, request
 from marshmallow import RAISE
 
-from service import finance
 from service.api import schemas
 from service.api.auth import allow
 from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, problems
 from service.api.wiring import services
+from service.services import finance_books as finance
 
 blp = Blueprint("reports", __name__, description="Finance reports and reconciliation")
 

@@ -18,7 +18,7 @@ from flask import g, request
 from events.json_text import canonical_json
 from service.api.auth import require_principal
 from service.api.problems import Problem
-from service.context import RequestContext
+from service.core.context import RequestContext
 
 _VISIBLE = re.compile(r"[\x21-\x7e]{1,200}")
 

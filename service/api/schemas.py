@@ -9,11 +9,11 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from events.schemas import CURRENCY_PATTERN
-from service import finance_charts
 from service.games import GAMES, STANDALONE
 from service.games.klondike import ANY_FOUNDATION, FOUNDATION_PILES, TABLEAU_PILES, WASTE
 from service.rules.actions import ACTIONS
 from service.rules.cards import CANONICAL_DECK
+from service.services import finance_charts
 
 CARD = validate.OneOf(CANONICAL_DECK)
 CURRENCY = validate.Regexp(CURRENCY_PATTERN, error="a three-letter ISO 4217 code, e.g. GBP")

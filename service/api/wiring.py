@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import current_app
 
-from service.wiring import Container
+from service.bootstrap import Container
 
 
 def services() -> Container:

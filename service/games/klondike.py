@@ -486,7 +486,7 @@ KLONDIKE = Klondike(
     ),
 )
 #: Seed 003's classic duel: five minutes on the server's clock, scored in points
-#: (service/scoring.py); its money is the duel's entry fees and pot, never the game's own.
+#: (service/core/scoring.py); its money is the duel's entry fees and pot, never the game's own.
 KLONDIKE_DUEL = Klondike(
     "klondike-duel",
     "Classic duel: Klondike, draw three, five minutes",

@@ -11,10 +11,10 @@ comes back off a foundation.
 
 Redeal, twice per game, at the player's choice: the fans are gathered in order (fan 0 bottom to
 top, then fan 1, ...), shuffled with the published redeal shuffle keyed by the game's seed and
-the label ``redeal-1`` then ``redeal-2`` (service/SHUFFLE.md), and dealt again fan by fan, three
-to a fan from fan 0, the last fan taking what is left. The shuffle needs the seed, which stays
-secret until the game ends; the audit then re-derives every redeal. ``passes_left`` counts the
-deals still allowed, the current one included (3 at the deal).
+the label ``redeal-1`` then ``redeal-2`` (service/core/SHUFFLE.md), and dealt again fan by fan,
+three to a fan from fan 0, the last fan taking what is left. The shuffle needs the seed, which stays
+secret until the game ends; the audit then re-derives every redeal. ``passes_left`` counts the deals
+still allowed, the current one included (3 at the deal).
 
 The Draw (action ``pick``), once per game at any time: any buried card of a fan (not its top)
 is played to its foundation or onto a fan's top card (its own fan's included) by the same rules.

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from service import game as g
+from service.core import game_decider as g
 from service.rules.actions import PlayAction
 from service.rules.game import GameRules, Reveal
 from service.rules.table import Table

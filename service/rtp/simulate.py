@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
-from service import game as g
-from service import shuffle
+from service.core import game_decider as g
+from service.core import shuffle
+from service.core.paytable import Paytable, winnings
 from service.games import game_named
-from service.paytable import Paytable, winnings
 from service.rtp.knowledge import clear_secrets
 from service.rtp.players import Kind
 from service.rtp.roster import player_for

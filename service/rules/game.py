@@ -21,7 +21,7 @@ from service.rules.table import Layout, Slot, Table
 #: Gives the card in a slot: a seen card's code, or the sealed deck's card for a sealed number.
 Reveal = Callable[[Slot], Card]
 #: A redeal's shuffle: (label, cards in the order gathered) -> the cards shuffled with the
-#: game's seed and that label (service.shuffle.redeal).
+#: game's seed and that label (service.core.shuffle.redeal).
 Shuffle = Callable[[str, Sequence[Card]], tuple[Card, ...]]
 
 

@@ -1,4 +1,4 @@
-"""Reads for the advantage-play watcher (service/advantage.py): players' and games' latest
+"""Reads for the advantage-play watcher (service/services/advantage.py): players' and games' latest
 collected games, from the betting history (game_history). Voided games are left out: their
 stakes were refunded, never wagered."""
 

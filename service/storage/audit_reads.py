@@ -1,7 +1,7 @@
-"""The whole-history audit's SQL (service/audit.py holds what it means): the streams an audit
-plans, its rows (the audit, its plan, the units checked and their findings, resumption and
-failure), and a chunk's reads and writes, a statement each for the whole chunk: the ledger
-postings every stream of the chunk caused, and the chunk's results."""
+"""The whole-history audit's SQL (service/services/history_audits.py holds what it means): the
+streams an audit plans, its rows (the audit, its plan, the units checked and their findings,
+resumption and failure), and a chunk's reads and writes, a statement each for the whole chunk: the
+ledger postings every stream of the chunk caused, and the chunk's results."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from service.streams import is_duel, is_game
-from service.verification import Finding, PostingRow
+from service.core.game_verification import Finding, PostingRow
+from service.core.streams import is_duel, is_game
 
 # A duel's stream, or a duel seat's game, is audited once the duel has ended: until then every
-# seat's cards are sealed from staff (service.game_service.seal_seat_from_staff), and its
+# seat's cards are sealed from staff (service.services.games.seal_seat_from_staff), and its
 # checks need the revealed seed anyway. A game's first event names its duel, if any.
 ENDED_DUEL = """(SELECT 1 FROM events o
                   WHERE o.stream_id = {} AND o.type IN ('DuelSettled', 'DuelCancelled'))"""

@@ -10,7 +10,7 @@ from typing import Any
 import psycopg
 
 from events.anchor import Head, LogEntry
-from service.log_verification import (
+from service.core.log_verification import (
     MisdatedReconciliation,
     MissingCause,
     OrphanRow,

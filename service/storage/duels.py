@@ -10,8 +10,8 @@ from typing import Any
 
 import psycopg
 
-from service.clock import parse_instant
-from service.duel import Duel
+from service.core.clock import parse_instant
+from service.core.duel_decider import Duel
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
-"""Finance's SQL (service/finance.py holds what it means): the daily-totals projector's
-checkpoint, the money events it folds and the totals it adds, the daily report's lines and
-sums, and the reconciliation's day of events and ledger."""
+"""Finance's SQL (service/services/finance_books.py holds what it means): the daily-totals
+projector's checkpoint, the money events it folds and the totals it adds, the daily report's lines
+and sums, and the reconciliation's day of events and ledger."""
 
 from __future__ import annotations
 

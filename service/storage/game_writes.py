@@ -14,7 +14,7 @@ import psycopg
 
 from events.postgres import PendingAppend, append_params, send_appending
 from events.records import NewEvent
-from service.game import Game
+from service.core.game_decider import Game
 from service.storage.projections import history_fields
 
 # Append the events at the expected version (raising unique_violation at any other), refresh
@@ -37,7 +37,7 @@ SELECT version, state, mac, started_at, last_event_at
 @dataclass(frozen=True, slots=True)
 class SnapshotRow:
     version: int
-    state: str  # service.snapshots' JSON, exactly as MACed
+    state: str  # service.core.snapshots' JSON, exactly as MACed
     mac: str
     started_at: datetime
     last_event_at: datetime

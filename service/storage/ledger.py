@@ -10,14 +10,14 @@ from typing import Any
 
 import psycopg
 
-from service.errors import IntegrityBreach
-from service.ledger import (
+from service.core.ledger import (
     Account,
     Entry,
     InsufficientFunds,
     TransactionIdReused,
     opened_on_use,
 )
+from service.errors import IntegrityBreach
 
 # Open accounts (and their zero balances) that do not exist yet (migrations/0016: the service
 # writes the ledger only through these functions).

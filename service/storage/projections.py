@@ -13,11 +13,11 @@ from typing import Any
 import orjson
 import psycopg
 
-from service.game import Game
+from service.core.game_decider import Game
 from service.games import GAMES
 
 # Unfinished games whose last event is older than the idle time, by the database clock (the
-# idle collector's scan, service/idle.py).
+# idle collector's scan, service/services/idle.py).
 IDLE_GAMES_SQL = """
 SELECT game_id, version FROM game_history
  WHERE ended_at IS NULL AND last_event_at < statement_timestamp() - %(idle)s

@@ -1,6 +1,6 @@
-"""The projections rebuild's SQL (service/rebuild.py holds what it means): every live row of
-each read model, replacing one (the tables are read models; the log is the truth), and where
-the rebuild read to."""
+"""The projections rebuild's SQL (service/services/rebuild.py holds what it means): every live row
+of each read model, replacing one (the tables are read models; the log is the truth), and where the
+rebuild read to."""
 
 from __future__ import annotations
 

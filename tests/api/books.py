@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 import psycopg
 
-from service.config import Settings
+from service.runtime.config import Settings
 from tests.api.client import Http
 from tests.api.factories import Player
 from tests.workers import logs, wait_for

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 import pytest
 from flask import Flask
 
-from service.access import key_actor
 from service.app import create_app
-from service.wiring import Container
+from service.bootstrap import Container
+from service.services.access import key_actor
 from tests.api.client import Http
 from tests.api.factories import Calls, WalletFactory
 from tests.api.real_money import FUNDS, Session

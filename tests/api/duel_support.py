@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from events import chain
-from service.wiring import Container
+from service.bootstrap import Container
 from tests.api.books import DbConn, stream_transactions
 from tests.api.client import Http, assert_problem
 

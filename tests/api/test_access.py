@@ -17,7 +17,7 @@ import pytest
 from flask import Flask
 from werkzeug.test import TestResponse
 
-from service.wiring import Container
+from service.bootstrap import Container
 from tests.api.client import Http, assert_problem
 from tests.api.factories import Player, PlayerFactory, WalletFactory, deal_certification
 from tests.builders import turnable_deck

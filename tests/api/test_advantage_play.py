@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from service import advantage
-from service.paytable import winnings
+from service.bootstrap import Container
+from service.core.paytable import winnings
 from service.rtp.advantage import MIN_GAMES
 from service.rtp.published import publication
-from service.wiring import Container
+from service.services import advantage
 from tests.api.client import Http
 from tests.api.factories import WalletFactory
 from tests.api.play import golf_clearing, golf_winning_deck, legal, played

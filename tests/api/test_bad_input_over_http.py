@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import requests
 
-from service.wiring import Container
+from service.bootstrap import Container
 from tests.api.test_gunicorn import Server, _check, gunicorn
 
 __all__ = ["gunicorn"]

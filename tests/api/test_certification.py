@@ -15,20 +15,20 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from service import shuffle
 from service.app import create_app
-from service.config import ConfigError, Settings
-from service.context import Actor, RequestContext
-from service.dealing import CertificationDeal
+from service.bootstrap import Container, build
+from service.core import shuffle
+from service.core.context import Actor, RequestContext
+from service.core.dealing import CertificationDeal
 from service.errors import CertificationDisabled
 from service.games import VEGAS_DRAW1
 from service.rules.cards import CANONICAL_DECK
 from service.rules.table import Table
-from service.wiring import Container, build
+from service.runtime.config import ConfigError, Settings
 from tests.api.client import Http, assert_problem, assert_salted_commitment
 from tests.api.factories import Wallet, WalletFactory
 
-#: The worked example of service/SHUFFLE.md: seed bytes 00..1f and its published commitment.
+#: The worked example of service/core/SHUFFLE.md: seed bytes 00..1f and its published commitment.
 WORKED_SEED = bytes(range(32)).hex()
 WORKED_COMMITMENT = "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from events.anchor import load_public_keys, verify_document
 from service.app import create_app
-from service.wiring import Container
+from service.bootstrap import Container
 from tests.api.client import Http, assert_problem
 from tests.workers import worker_environment
 

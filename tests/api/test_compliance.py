@@ -11,8 +11,8 @@ from typing import Any
 
 import psycopg
 
-from service import shuffle
-from service.config import Settings
+from service.core import shuffle
+from service.runtime.config import Settings
 from tests.api.books import audit_done
 from tests.api.client import Http, assert_problem
 from tests.api.factories import Game, GameFactory, PlayerFactory, WalletFactory

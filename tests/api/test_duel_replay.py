@@ -12,9 +12,10 @@ import pytest
 
 from events import chain
 from events.records import RecordedEvent
-from service import audit, finance
-from service.duel_verification import SeatStream, verify_duel
-from service.wiring import Container
+from service.bootstrap import Container
+from service.core.duel_verification import SeatStream, verify_duel
+from service.services import finance_books as finance
+from service.services import history_audits as audit
 from tests.api.client import Http
 from tests.api.duel_support import FakeClock, clock, join, seat_call
 from tests.api.factories import WalletFactory

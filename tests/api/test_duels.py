@@ -24,11 +24,12 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from events.codec import decode_game
-from service import audit, scoring, shuffle
-from service import game as g
-from service.context import Actor, RequestContext
+from service.bootstrap import Container
+from service.core import game_decider as g
+from service.core import scoring, shuffle
+from service.core.context import Actor, RequestContext
 from service.errors import RuleViolation
-from service.wiring import Container
+from service.services import history_audits as audit
 from tests.api.books import DbConn, balance, sandbox_balance, statement, wallet
 from tests.api.client import Http, assert_problem, assert_salted_commitment
 from tests.api.duel_support import (
@@ -89,7 +90,7 @@ def finish(http: Http, player: Player, duel_id: str) -> dict[str, Any]:
 
 def game_points(http: Http, game_id: str) -> int:
     """Seed 003's points of a seat's game as an auditor replaying its recorded events gets them
-    (service.scoring over the stream the events route shows)."""
+    (service.core.scoring over the stream the events route shows)."""
     events = [
         decode_game(e["type"], e["schema_version"], e["data"]) for e in game_events(http, game_id)
     ]

@@ -12,9 +12,9 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
-from service.config import Settings
+from service.bootstrap import Container
 from service.games import GAMES
-from service.wiring import Container
+from service.runtime.config import Settings
 from tests.api.client import Http, assert_problem
 from tests.api.factories import Game, GameFactory
 from tests.builders import easy_deck

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service import shuffle
+from service.core import shuffle
 from tests.api.client import Http, assert_salted_commitment
 from tests.api.factories import GameFactory, WalletFactory
 from tests.builders import easy_deck

@@ -1,5 +1,5 @@
-"""The service as it is deployed: a real gunicorn (two worker processes, service.wsgi:app) on a
-free local port, configured only through the environment, driven over real HTTP."""
+"""The service as it is deployed: a real gunicorn (two worker processes, service.wsgi:app)
+on a free local port, configured only through the environment, driven over real HTTP."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from typing import IO, Any
 import pytest
 import requests
 
-from service.config import PROJECT_ROOT, Settings
-from service.wiring import Container
+from service.bootstrap import Container
+from service.runtime.config import PROJECT_ROOT, Settings
 from tests.builders import easy_deck
 
 GUNICORN = Path(sys.executable).parent / "gunicorn"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service import shuffle
+from service.core import shuffle
 from tests.api.client import assert_salted_commitment
 from tests.api.play import assert_none_of, legal, move, pile, refused, winnings
 from tests.api.real_money import Session, check_books

@@ -19,8 +19,8 @@ from flask.json.provider import DefaultJSONProvider
 from service.api.games import game_body
 from service.api.rendering import FastJSON, game_view_response
 from service.api.schemas import GameViewSchema
-from service.game_service import LoadedGame
 from service.games import GAMES
+from service.services.games import LoadedGame
 from tests import random_play
 
 

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from psycopg import errors
 
-from service import finance, ledger
-from service.config import Settings
-from service.wiring import Container
+from service.bootstrap import Container
+from service.core import ledger
+from service.runtime.config import Settings
+from service.services import finance_books as finance
 from tests.api.books import (
     REAL_HOUSE,
     SANDBOX_HOUSE,

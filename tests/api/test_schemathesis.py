@@ -32,7 +32,7 @@ from requests.structures import CaseInsensitiveDict
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from service.access import KEY_PREFIX
+from service.services.access import KEY_PREFIX
 
 SPEC = Path(__file__).resolve().parents[2] / "openapi.yaml"
 MAX_EXAMPLES = int(

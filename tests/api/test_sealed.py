@@ -20,11 +20,11 @@ import pytest
 from flask import Flask
 
 from events.records import NewEvent
-from service import shuffle
 from service.app import create_app
-from service.game import hidden_cards
+from service.bootstrap import Container
+from service.core import shuffle
+from service.core.game_decider import hidden_cards
 from service.games import GAMES, STANDALONE
-from service.wiring import Container
 from tests.api.client import Http
 from tests.api.factories import Player, WalletFactory
 from tests.api.play import assert_none_of, cards_in, golf_winning_deck, legal, played

@@ -15,9 +15,9 @@ from click.testing import CliRunner, Result
 from flask import Flask
 
 from service import create_app
-from service.access import Access, key_actor
-from service.config import Settings
-from service.wiring import Container
+from service.bootstrap import Container
+from service.runtime.config import Settings
+from service.services.access import Access, key_actor
 from tests.api.client import Http, assert_problem
 from tests.api.factories import PlayerFactory
 
@@ -353,7 +353,8 @@ def test_staff_are_named_in_events_by_their_key_id_not_a_reusable_name(
     assert all(name not in e["actor"] for e in minted)
 
 
-# --- the in-process cache (service/access.py) -----------------------------------------------------
+# --- the in-process cache (service/services/access.py)
+# -----------------------------------------------------
 
 
 class _Clock:

@@ -16,7 +16,7 @@ the server in use (TEST_DATABASE_URL, else the embedded PostgreSQL), dropped aft
   the service would record one per request; nothing an audit checks depends on that;
 - BENCH_AUDIT_WRITERS processes (3) play and write, each player's games one after another.
 
-Workers are started as ``celery -A service.celery_app worker --pool=prefork`` on a queue of
+Workers are started as ``celery -A service.worker.app worker --pool=prefork`` on a queue of
 their own, with the broker in CELERY_BROKER_URL if set, else kombu's filesystem transport in a
 temporary data folder. Each audit covers the whole history (every game stream, every player
 stream, the whole ledger) and is timed from sending ``vegas.run_audit`` until it is done.
@@ -44,16 +44,16 @@ from cryptography.fernet import Fernet
 
 from events.catalog import GameEvent
 from events.records import NewEvent
-from service import audit
-from service import game as g
-from service.config import PROJECT_ROOT, Settings
-from service.context import Actor, RequestContext, event_metadata
-from service.game_service import Games
+from service.bootstrap import Container, build
+from service.core import game_decider as g
+from service.core.context import Actor, RequestContext, event_metadata
+from service.core.paytable import Paytable
+from service.core.streams import game_stream
 from service.games import game_named
-from service.paytable import Paytable
+from service.runtime.config import PROJECT_ROOT, Settings
+from service.services import history_audits as audit
+from service.services.games import Games
 from service.storage.projections import history_row
-from service.streams import game_stream
-from service.wiring import Container, build
 from tests.dbtools import scratch_database, server_admin_url
 
 GAMES = int(os.environ.get("BENCH_AUDIT_GAMES", "10000"))
@@ -205,7 +205,7 @@ class Worker:
             "-m",
             "celery",
             "-A",
-            "service.celery_app",
+            "service.worker.app",
             "worker",
             f"--concurrency={concurrency}",
             "--pool=prefork",

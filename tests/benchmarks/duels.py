@@ -25,10 +25,10 @@ from datetime import UTC, datetime, timedelta
 
 from cryptography.fernet import Fernet
 
-from service import game as g
-from service.config import Settings
-from service.context import Actor, RequestContext
-from service.wiring import build
+from service.bootstrap import build
+from service.core import game_decider as g
+from service.core.context import Actor, RequestContext
+from service.runtime.config import Settings
 from tests.dbtools import scratch_database, server_admin_url
 
 PLAYERS = int(os.environ.get("BENCH_DUEL_PLAYERS", "400"))

@@ -39,9 +39,9 @@ import psutil
 import requests
 from cryptography.fernet import Fernet
 
-from service.config import PROJECT_ROOT, Settings
-from service.context import Actor, RequestContext
-from service.wiring import Container, build
+from service.bootstrap import Container, build
+from service.core.context import Actor, RequestContext
+from service.runtime.config import PROJECT_ROOT, Settings
 from tests.dbtools import scratch_database, server_admin_url
 
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
@@ -262,7 +262,7 @@ def run() -> Iterator[str]:
             dealers = _players(container, CONNECTIONS * DEALERS, STAKE)
             bench = Bench(wrk, base, Usage(server), data_dir)
             yield (
-                f"gunicorn as make run starts it (service/gunicorn_config.py: "
+                f"gunicorn as make run starts it (service/runtime/gunicorn_config.py: "
                 f"{os.environ.get('WEB_WORKERS', 'default')} workers), wrk "
                 f"{_version(wrk)}, {CONNECTIONS} connections, {SECONDS} s a phase"
             )

@@ -17,11 +17,11 @@ from pathlib import Path
 
 from events import codec
 from events.catalog import GameEvent
-from service import game as g
-from service import shuffle
+from service.core import game_decider as g
+from service.core import shuffle
+from service.core.paytable import default_paytables
 from service.games import STANDALONE as REGISTERED  # a duel seat game is benched by duels
 from service.games import game_named
-from service.paytable import default_paytables
 from service.rtp.simulate import play_one
 from service.rules.cards import Card
 

@@ -36,9 +36,9 @@ from events.catalog import CardMoved
 from events.codec import decode_game
 from events.json_text import canonical_json
 from events.records import NewEvent
-from service import game as g
-from service.config import Settings
-from service.wiring import Container, build
+from service.bootstrap import Container, build
+from service.core import game_decider as g
+from service.runtime.config import Settings
 from tests.benchmarks.rules import play_random_game
 from tests.dbtools import as_owner, scratch_database, server_admin_url
 

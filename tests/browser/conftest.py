@@ -16,8 +16,8 @@ from selenium import webdriver
 from werkzeug.serving import make_server
 
 from service.app import create_app
-from service.config import PROJECT_ROOT
-from service.wiring import Container
+from service.bootstrap import Container
+from service.runtime.config import PROJECT_ROOT
 from tests.api.client import Http
 from tests.browser import chromium
 

@@ -12,7 +12,7 @@ from events import chain
 from events.catalog import CardDrawn, CardTurned, StockRecycled
 from events.records import ConcurrencyConflict, NewEvent, RecordedEvent
 from events.store import EventStore, InMemoryEventStore
-from service.wiring import Container
+from service.bootstrap import Container
 
 
 class CommittingPostgresStore:

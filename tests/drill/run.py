@@ -17,7 +17,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from service.config import Settings
+from service.runtime.config import Settings
 from tests.drill import checks, facts
 from tests.drill.client import Api, Timeline
 from tests.drill.config import FAULTS, DrillConfig

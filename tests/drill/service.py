@@ -20,8 +20,8 @@ from typing import IO
 import psutil
 import requests
 
-from service.config import PROJECT_ROOT
-from service.db import EMBEDDED_DATABASE
+from service.runtime.config import PROJECT_ROOT
+from service.runtime.database import EMBEDDED_DATABASE
 from tests.drill.config import PORTS
 
 with warnings.catch_warnings():

@@ -6,11 +6,11 @@ import uuid
 
 import pytest
 
-from service.context import Actor, RequestContext
-from service.dealing import CertificationDeal
-from service.game_service import LoadedGame
+from service.bootstrap import Container
+from service.core.context import Actor, RequestContext
+from service.core.dealing import CertificationDeal
+from service.services.games import LoadedGame
 from service.storage.projections import PlayerRow
-from service.wiring import Container
 from tests.builders import easy_deck
 
 OPERATOR = RequestContext(Actor("test-operator", "operator"))

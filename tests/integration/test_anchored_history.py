@@ -12,9 +12,9 @@ import psycopg
 from events.anchor import Checkpoint
 from events.chain import event_hash
 from events.json_text import canonical_json
-from service import audit
-from service import game as g
-from service.wiring import Container
+from service.bootstrap import Container
+from service.core import game_decider as g
+from service.services import history_audits as audit
 from tests.integration.conftest import World, as_player
 from tests.integration.test_audit import _history, _run, _tamper
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import psycopg
 
-from service import audit
-from service import game as g
-from service.wiring import Container
+from service.bootstrap import Container
+from service.core import game_decider as g
+from service.services import history_audits as audit
 from tests.integration.conftest import OPERATOR, World, as_player
 
 

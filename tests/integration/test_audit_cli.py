@@ -9,11 +9,11 @@ from typing import Any
 import psycopg
 from flask import Flask
 
-from service import game as g
 from service.app import create_app
-from service.config import Settings
+from service.bootstrap import Container
+from service.core import game_decider as g
 from service.rtp.experts import golf
-from service.wiring import Container
+from service.runtime.config import Settings
 from tests.integration.conftest import World, as_player
 from tests.workers import worker_environment
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import psycopg
 
-from service import audit
-from service import game as g
-from service.config import Settings
-from service.context import Actor
-from service.wiring import Container
+from service.bootstrap import Container
+from service.core import game_decider as g
+from service.core.context import Actor
+from service.runtime.config import Settings
+from service.services import history_audits as audit
 from tests.integration.conftest import World, as_player
 from tests.workers import celery_processes, logs, wait_for
 

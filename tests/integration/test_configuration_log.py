@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 
-from service.configuration_log import log_configuration
-from service.wiring import Container
+from service.bootstrap import Container
+from service.services.configuration_log import log_configuration
 
 
 def _logged(container: Container) -> list[dict[str, object]]:

@@ -16,7 +16,7 @@ from psycopg import pq
 from events import chain
 from events.catalog import CardDrawn, CardTurned
 from events.records import NewEvent, RecordedEvent
-from service.wiring import Container
+from service.bootstrap import Container
 from tests.dbtools import SERVICE_ROLE
 
 

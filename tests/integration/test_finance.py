@@ -10,11 +10,12 @@ from typing import Any
 import psycopg
 import pytest
 
-from service import finance, shuffle
-from service import game as g
+from service.bootstrap import Container
+from service.core import game_decider as g
+from service.core import shuffle
+from service.core.paytable import winnings
 from service.games import GAMES, GOLF
-from service.paytable import winnings
-from service.wiring import Container
+from service.services import finance_books as finance
 from tests.integration.conftest import OPERATOR, World, as_player
 
 

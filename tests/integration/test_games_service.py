@@ -11,10 +11,13 @@ import pytest
 from events import chain
 from events.catalog import CardDrawn, Collected, Dealt, StakePlaced
 from events.records import NewEvent
-from service import game as g
-from service import shuffle
-from service.context import Actor, RequestContext
-from service.dealing import CertificationDeal
+from service.bootstrap import Container
+from service.core import game_decider as g
+from service.core import shuffle
+from service.core.context import Actor, RequestContext
+from service.core.dealing import CertificationDeal
+from service.core.ledger import InsufficientFunds
+from service.core.streams import game_stream
 from service.errors import (
     CertificationDisabled,
     GameInProgress,
@@ -23,14 +26,11 @@ from service.errors import (
     RuleViolation,
     VersionMismatch,
 )
-from service.game_service import Games
 from service.games import VEGAS_DRAW1, klondike
-from service.ledger import InsufficientFunds
 from service.rules.table import Table, seal
+from service.services.games import Games
 from service.storage.game_writes import GameWrites
 from service.storage.ledger import LedgerStore
-from service.streams import game_stream
-from service.wiring import Container
 from tests.builders import easy_deck, pile
 from tests.integration.conftest import OPERATOR, World, as_player
 
@@ -248,7 +248,7 @@ def test_a_conflicting_writer_makes_the_service_reload_and_retry_once(
                 uow.commit()
         return real_decide(state, command, *rest)
 
-    monkeypatch.setattr("service.game_service.g.decide", decide_with_interference)
+    monkeypatch.setattr("service.services.games.g.decide", decide_with_interference)
     loaded = world.c.games.play(as_player(player.player_id), game_id, g.Draw())
     assert interfered == [2]
     assert loaded.state.version == 4  # the other writer's draw, then ours

@@ -11,13 +11,13 @@ import psycopg
 import pytest
 from cryptography.fernet import Fernet
 
-from service import game as g
-from service import shuffle
+from service.bootstrap import Container
+from service.core import game_decider as g
+from service.core import shuffle
+from service.core.paytable import winnings
 from service.games import GOLF
-from service.idle import collect_idle
-from service.paytable import winnings
-from service.seeds import SeedVault, rotate_keys
-from service.wiring import Container
+from service.services.idle import collect_idle
+from service.services.seed_vault import SeedVault, rotate_keys
 from tests.integration.conftest import World, as_player
 
 DAY = timedelta(hours=24)
@@ -115,7 +115,7 @@ def test_a_game_played_since_the_scan_is_left_alone(
     player = world.player(balance=520)
     game_id = uuid.UUID(world.easy_game(player).state.game_id)
     _age(fresh_admin_conn, str(game_id), 30)
-    from service import idle
+    from service.services import idle
 
     real = idle.idle_games
 

@@ -21,11 +21,13 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from events.chain import GENESIS, event_hash
-from service import audit, db, finance
-from service import game as g
+from service.bootstrap import Container, build
+from service.core import game_decider as g
+from service.core.ledger import player_account
 from service.errors import IntegrityBreach
-from service.ledger import player_account
-from service.wiring import Container, build
+from service.runtime import database as db
+from service.services import finance_books as finance
+from service.services import history_audits as audit
 from tests.dbtools import OWNER_ROLE, SERVICE_ROLE, ScratchDatabase
 from tests.integration.conftest import World, as_player
 from tests.integration.test_audit import _run, _tamper

@@ -10,9 +10,9 @@ from typing import Any
 import psycopg
 import pytest
 
-from service import ledger
-from service.ledger import InsufficientFunds, TransactionIdReused
-from service.wiring import Container
+from service.bootstrap import Container
+from service.core import ledger
+from service.core.ledger import InsufficientFunds, TransactionIdReused
 from tests.integration.conftest import OPERATOR, World
 
 

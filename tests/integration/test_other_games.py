@@ -11,15 +11,15 @@ import psycopg
 import pytest
 
 from events.catalog import CardMoved, Collected, PairRemoved, StakePlaced, Undone
-from service import game as g
-from service import shuffle
-from service.audit import stream_postings
-from service.game_service import LoadedGame
+from service.core import game_decider as g
+from service.core import shuffle
+from service.core.game_verification import CHECKS, verify_game
+from service.core.paytable import winnings
+from service.core.streams import game_stream
 from service.games import GOLF, PYRAMID
-from service.paytable import winnings
 from service.rules.game import GameRules
-from service.streams import game_stream
-from service.verification import CHECKS, verify_game
+from service.services.games import LoadedGame
+from service.services.history_audits import stream_postings
 from tests.integration.conftest import World, as_player
 
 #: A seed whose deal gives both games something to play at once (the test fixes it).

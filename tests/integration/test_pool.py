@@ -12,8 +12,8 @@ import pytest
 from psycopg_pool import PoolTimeout
 
 from service.api.problems import from_exception
-from service.config import Settings
-from service.db import CappedBackoff, create_pool
+from service.runtime.config import Settings
+from service.runtime.database import CappedBackoff, create_pool
 
 
 def test_reconnection_pauses_double_but_never_exceed_the_cap() -> None:

@@ -21,9 +21,10 @@ import pytest
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from service import db, finance
-from service.config import ConfigError, Settings
-from service.wiring import Container, build
+from service.bootstrap import Container, build
+from service.runtime import database as db
+from service.runtime.config import ConfigError, Settings
+from service.services import finance_books as finance
 from tests.dbtools import OWNER_ROLE, SERVICE_ROLE, ScratchDatabase
 
 #: The tables that hold history: read and appended by the service, never changed.
@@ -306,7 +307,7 @@ def test_development_only_warns(
 ) -> None:
     """As an existing set-up that logs in as the server's superuser still may, locally."""
     chosen = replace(settings, pool_min_size=1, pool_max_size=1)
-    with caplog.at_level(logging.WARNING, logger="service.db"):
+    with caplog.at_level(logging.WARNING, logger="service.runtime.database"):
         pool = db.create_pool(test_database.admin_url, chosen, name="privilege-test")
     pool.close()
     assert "which is a superuser" in caplog.text

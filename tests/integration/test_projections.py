@@ -8,9 +8,9 @@ from typing import Any
 import psycopg
 from click.testing import CliRunner
 
-from service import game as g
-from service.rebuild import rebuild
-from service.wiring import Container
+from service.bootstrap import Container
+from service.core import game_decider as g
+from service.services.rebuild import rebuild
 from tests.integration.conftest import OPERATOR, World, as_player
 
 

@@ -16,16 +16,16 @@ import pytest
 
 from events.catalog import GAME_EVENT_TYPES, Collected, Dealt, Voided
 from events.records import NewEvent
-from service import game as g
-from service import ledger, shuffle
-from service.audit import stream_postings
-from service.context import Actor
-from service.game_service import Games, LoadedGame
+from service.bootstrap import Container
+from service.core import game_decider as g
+from service.core import ledger, shuffle
+from service.core.context import Actor
+from service.core.game_verification import CHECKS, GameVerification, verify_game
+from service.core.game_views import MASKED, full_view, player_view
+from service.core.streams import game_stream
+from service.services.games import Games, LoadedGame
+from service.services.history_audits import stream_postings
 from service.storage.projections import history_row
-from service.streams import game_stream
-from service.verification import CHECKS, GameVerification, verify_game
-from service.views import MASKED, full_view, player_view
-from service.wiring import Container
 from tests.builders import SEED, pile
 from tests.dbtools import SERVICE_ROLE
 from tests.integration.conftest import OPERATOR, World, as_player

@@ -1,5 +1,5 @@
-"""Snapshot rows (service/snapshots.py, migration 0014): every few versions a command writes its
-game's folded state beside its events, so a process that has never seen the game reads that row
+"""Snapshot rows (service/core/snapshots.py, migration 0014): every few versions a command writes
+its game's folded state beside its events, so a process that has never seen the game reads that row
 and the events after it, not the stream; and a row the service did not write is never read."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import psycopg
 import pytest
 
 from events.postgres import PostgresEventStore
-from service import game as g
-from service import snapshots
-from service.game_service import Games, LoadedGame
-from service.streams import game_stream
+from service.core import game_decider as g
+from service.core import snapshots
+from service.core.streams import game_stream
+from service.services.games import Games, LoadedGame
 from tests.integration.conftest import World, as_player
 
 DbConn = psycopg.Connection[tuple[Any, ...]]

@@ -1,7 +1,7 @@
-"""`make run`'s supervision, for real: the processes it starts (``python -m service.run``, what
-`make run` execs) restart alone when they crash while the API keeps serving, die with the
-supervisor even when it is killed with -9 (the port is free again, the embedded database
-stopped), and stop cleanly on SIGTERM."""
+"""`make run`'s supervision, for real: the processes it starts (``python -m service.runtime.run``,
+what `make run` execs) restart alone when they crash while the API keeps serving, die with the
+supervisor even when it is killed with -9 (the port is free again, the embedded database stopped),
+and stop cleanly on SIGTERM."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from pathlib import Path
 import psutil
 import requests
 
-from service.config import PROJECT_ROOT, Settings
+from service.runtime.config import PROJECT_ROOT, Settings
 from tests.workers import worker_environment
 
 START_TIMEOUT = 90.0
@@ -89,11 +89,11 @@ def supervised(env: dict[str, str], tmp: Path) -> Iterator[Service]:
     log = tmp / "run.log"
     with log.open("wb") as out:
         if "DATABASE_URL" not in env:  # (the suite has migrated its own database already)
-            # `make run` is `make migrate`, then `python -m service.run`.
+            # `make run` is `make migrate`, then `python -m service.runtime.run`.
             migrate = [sys.executable, "-m", "flask", "--app", "service", "db", "upgrade"]
             subprocess.run(migrate, cwd=PROJECT_ROOT, env=env, stdout=out, stderr=out, check=True)
         process = subprocess.Popen(
-            [sys.executable, "-m", "service.run"],
+            [sys.executable, "-m", "service.runtime.run"],
             cwd=PROJECT_ROOT,
             env=env,
             stdout=out,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from service import game as g
-from service import shuffle
+from service.core import game_decider as g
+from service.core import shuffle
 from service.games import game_named
 from service.rtp import simulate
 from service.rules.actions import PlayAction

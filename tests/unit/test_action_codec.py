@@ -21,8 +21,8 @@ from events.catalog import (
     Undone,
     Voided,
 )
-from service import game as g
 from service.api.schemas import ActionSchema
+from service.core import game_decider as g
 from service.games import STANDALONE
 from service.rules.actions import ACTIONS, describe, parse
 from service.rules.fold import SPECS, spec

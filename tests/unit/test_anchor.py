@@ -1,5 +1,5 @@
 """The checkpoint format (events/anchor.py) and the log's verification against checkpoints
-(service/log_verification.py), pure: no database."""
+(service/core/log_verification.py), pure: no database."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from events.anchor import (
     verify_document,
 )
 from events.chain import GENESIS
-from service.log_verification import Anchored, verify_log
+from service.core.log_verification import Anchored, verify_log
 
 H = "ab" * 32
 
@@ -106,7 +106,7 @@ def test_a_signed_checkpoint_verifies_only_under_a_trusted_key_and_unaltered() -
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
 def test_openssl_verifies_an_exported_checkpoint_as_anchors_md_says(tmp_path: Path) -> None:
     """An auditor needs nothing of ours: the signed bytes are the checkpoint as canonical JSON
-    and the signature is plain Ed25519 (service/ANCHORS.md)."""
+    and the signature is plain Ed25519 (service/services/ANCHORS.md)."""
     signer = Signer.from_pem(new_private_pem())
     made = checkpoint(signer)
     document = export(made, signer.sign(made), signer.public_key)

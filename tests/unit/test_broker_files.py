@@ -1,6 +1,6 @@
-"""Without a configured broker, Celery's messages go through folders (service/broker_files.py):
-a consumer polling the queue while a message is being written finds nothing, never a part of
-it, and finds the whole message once it is put."""
+"""Without a configured broker, Celery's messages go through folders
+(service/worker/broker_files.py): a consumer polling the queue while a message is being written
+finds nothing, never a part of it, and finds the whole message once it is put."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from kombu.connection import Connection
 
-from service import broker_files
-from service.config import Settings
-from service.worker import make_celery
+from service.runtime.config import Settings
+from service.worker import broker_files
+from service.worker.config import make_celery
 
 
 @pytest.fixture

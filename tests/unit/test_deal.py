@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import fields, is_dataclass
 
 from events.catalog import CardDrawn, Dealt, DealtPile, GameEvent, StakePlaced
-from service import game as g
-from service import shuffle
+from service.core import game_decider as g
+from service.core import shuffle
 from service.games import VEGAS_DRAW1, VEGAS_DRAW3
 from service.rules.cards import CANONICAL_DECK, Card
 from service.rules.table import Pile, Table

@@ -1,4 +1,4 @@
-"""The certification dealing policy (service/dealing.py), one rule for games and duels: the
+"""The certification dealing policy (service/core/dealing.py), one rule for games and duels: the
 HTTP tests (tests/api/test_certification.py, test_duels.py, test_access.py) show it through
 the routes; these name each case."""
 
@@ -8,7 +8,7 @@ from typing import Literal
 
 import pytest
 
-from service.dealing import CertificationDeal, Dealing, dealing
+from service.core.dealing import CertificationDeal, Dealing, dealing
 from service.errors import CertificationDisabled, InvalidArgument
 
 ME, OTHER = "p-1", "p-2"

@@ -1,7 +1,7 @@
-"""The classic duel's decider (service.duel): opening under a duel paytable, seats and their
-fees, dealing each seat's game, finishing seats (forfeits included), settling the pot (rake,
-best score, ties split with the odd minor units to the earliest finishers) and cancelling
-(not filled, or voided), with evolve never validating and fold agreeing with decide."""
+"""The classic duel's decider (service.core.duel_decider): opening under a duel paytable, seats and
+their fees, dealing each seat's game, finishing seats (forfeits included), settling the pot (rake,
+best score, ties split with the odd minor units to the earliest finishers) and cancelling (not
+filled, or voided), with evolve never validating and fold agreeing with decide."""
 
 from __future__ import annotations
 
@@ -25,10 +25,11 @@ from events.catalog import (
     SeatFinished,
     SeatTaken,
 )
-from service import duel as d
-from service import errors, shuffle
-from service.clock import instant
-from service.duel import (
+from service import errors
+from service.core import duel_decider as d
+from service.core import shuffle
+from service.core.clock import instant
+from service.core.duel_decider import (
     Cancel,
     DealSeat,
     DuelCommand,

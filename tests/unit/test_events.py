@@ -53,8 +53,9 @@ from events.codec import (
     upcast,
 )
 from events.schemas import SCHEMAS
-from service import errors, shuffle
-from service import game as g
+from service import errors
+from service.core import game_decider as g
+from service.core import shuffle
 from service.errors import RuleViolation
 from service.games import GAMES, game_named
 from service.rules.cards import CANONICAL_DECK, canonical_deck

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from service import game as g
+from service.core import game_decider as g
 from service.games import game_named
 from service.rtp import knowledge, roster, simulate
 from service.rtp.experts import forty_thieves as expert

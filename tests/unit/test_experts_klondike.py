@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from service import game as g
+from service.core import game_decider as g
 from service.games import game_named
 from service.games import klondike as kl
 from service.rtp import knowledge, simulate

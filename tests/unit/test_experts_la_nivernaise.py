@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from service import game as g
-from service import shuffle
+from service.core import game_decider as g
+from service.core import shuffle
 from service.games import game_named
 from service.games.la_nivernaise import (
     FLANK_PILES,

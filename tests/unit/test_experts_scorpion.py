@@ -9,11 +9,11 @@ import random
 
 import pytest
 
-from service import game as g
-from service import shuffle
+from service.core import game_decider as g
+from service.core import shuffle
+from service.core.paytable import Paytable
 from service.games import game_named
 from service.games.scorpion import SCORPION, SUPER_SCORPION, Scorpion
-from service.paytable import Paytable
 from service.rtp import knowledge, search
 from service.rtp.bots.scorpion import choose as bot_choose
 from service.rtp.experts import scorpion as expert

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from service import game as g
+from service.core import game_decider as g
 from service.games import game_named
 from service.rtp import knowledge, simulate
 from service.rtp.experts import three_shuffles as expert

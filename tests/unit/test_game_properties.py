@@ -45,9 +45,13 @@ from events.catalog import (
     Undone,
     Voided,
 )
-from service import errors, shuffle
-from service import game as g
-from service.clock import instant
+from service import errors
+from service.core import game_decider as g
+from service.core import shuffle
+from service.core.clock import instant
+from service.core.game_verification import CHECKS, Revealed, verify_game
+from service.core.game_views import player_view
+from service.core.paytable import default_paytables, winnings
 from service.errors import RuleViolation
 from service.games import (
     GAMES,
@@ -60,14 +64,11 @@ from service.games import (
     upside_down_pyramid,
 )
 from service.games.scorpion import Scorpion
-from service.paytable import default_paytables, winnings
 from service.rules import fold as table_fold
 from service.rules.building import alternate_colour_down, same_suit_down, same_suit_up
 from service.rules.cards import Card, canonical_deck
 from service.rules.game import GameRules
 from service.rules.table import Table, dealt_piles, seal, unseal
-from service.verification import CHECKS, Revealed, verify_game
-from service.views import player_view
 from tests.builders import GBP, postings_for, recorded
 
 STAKE = 520

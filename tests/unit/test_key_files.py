@@ -8,9 +8,9 @@ import stat
 from pathlib import Path
 
 from events.anchor import Signer
-from service.anchors import embedded_signing_key
-from service.key_files import generated_once
-from service.seeds import SeedVault, embedded_key
+from service.runtime.key_files import generated_once
+from service.services.checkpoints import embedded_signing_key
+from service.services.seed_vault import SeedVault, embedded_key
 
 
 def test_a_key_is_made_once_and_kept_private(tmp_path: Path) -> None:

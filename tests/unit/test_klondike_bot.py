@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from service import game as g
-from service import shuffle
+from service.core import game_decider as g
+from service.core import shuffle
 from service.games import game_named
 from service.games.klondike import KLONDIKE, VEGAS_DRAW1, VEGAS_DRAW3
 from service.rtp import simulate

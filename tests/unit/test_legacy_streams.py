@@ -25,12 +25,12 @@ from events import chain
 from events.catalog import CardDrawn, Collected, Dealt, GameEvent
 from events.codec import decode_game, encode
 from events.records import RecordedEvent
-from service import game as g
-from service import shuffle
-from service.paytable import default_paytables
-from service.replay import build_replay
-from service.verification import CHECKS, PostingRow, verify_game
-from service.views import MASKED, revealed_deck
+from service.core import game_decider as g
+from service.core import shuffle
+from service.core.game_verification import CHECKS, PostingRow, verify_game
+from service.core.game_views import MASKED, revealed_deck
+from service.core.paytable import default_paytables
+from service.core.replay import build_replay
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "legacy_streams.json"
 LEGACY: dict[str, Any] = json.loads(FIXTURE.read_text())

@@ -18,11 +18,12 @@ from events.catalog import (
     StakePlaced,
     Voided,
 )
-from service import errors, shuffle
-from service import game as g
+from service import errors
+from service.core import game_decider as g
+from service.core import shuffle
+from service.core.paytable import winnings
 from service.errors import RuleViolation
 from service.games import KLONDIKE, VEGAS_DRAW1
-from service.paytable import winnings
 from service.rules.cards import RANKS, Card
 from service.rules.table import Table
 from tests.builders import GBP, SEED, easy_deck, game_on, layout, play, start

@@ -6,12 +6,12 @@ import pytest
 
 from events.catalog import CardMoved, GameEvent
 from service import errors
-from service import game as g
+from service.core import game_decider as g
+from service.core.game_views import player_view
 from service.errors import RuleViolation
 from service.games import klondike
 from service.games.klondike import VEGAS_DRAW1, Move
 from service.rules.table import Pile, Table
-from service.views import player_view
 from tests.builders import column, game_on, layout, pile, play
 
 # A face-down column and a stock card keep auto-complete out of the way in hand-made layouts.

@@ -10,9 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.errors import RuleViolation
-from service.games import VEGAS_DRAW1, VEGAS_DRAW3
-from service.paytable import (
+from service.core.paytable import (
     DEFAULT_LADDER,
     STAKE_GRID,
     Paytable,
@@ -24,6 +22,8 @@ from service.paytable import (
     paytables_from_config,
     winnings,
 )
+from service.errors import RuleViolation
+from service.games import VEGAS_DRAW1, VEGAS_DRAW3
 
 GBP = default_paytables()["GBP"]
 VEGAS_M = VEGAS_DRAW1.multiplier

@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from service import game as g
-from service import shuffle
+from service.core import game_decider as g
+from service.core import shuffle
 from service.games import STANDALONE, game_named
 from service.rtp import simulate
 from service.rtp.players import Kind

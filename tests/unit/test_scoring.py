@@ -1,4 +1,4 @@
-"""Seed 003's points for a classic duel game (service.scoring), one rule at a time.
+"""Seed 003's points for a classic duel game (service.core.scoring), one rule at a time.
 
 Most tests build the events by hand, so each rule is seen alone; the last ones play whole
 ``klondike-duel`` games through the decider and score what it recorded."""
@@ -21,12 +21,12 @@ from events.catalog import (
     GameEvent,
     StockRecycled,
 )
-from service import game as g
-from service import shuffle
-from service.clock import instant
+from service.core import game_decider as g
+from service.core import shuffle
+from service.core.clock import instant
+from service.core.scoring import Points, first_placing, points
 from service.games import KLONDIKE_DUEL
 from service.rules.cards import CANONICAL_DECK, Card
-from service.scoring import Points, first_placing, points
 from tests.builders import GBP, SEED, easy_deck
 
 T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)

@@ -1,6 +1,6 @@
 """Whole games played command by command on known decks, checked card by card.
 
-The worked example's seed (service/SHUFFLE.md) deals, face-down cards bottom first then a bar
+The worked example's seed (service/core/SHUFFLE.md) deals, face-down cards bottom first then a bar
 then the face-up card:
 
     tableau:0  |2C               tableau:4  7S 7D TD QD|TH
@@ -25,8 +25,9 @@ from events.catalog import (
     Undone,
     UndoneMove,
 )
-from service import errors, shuffle
-from service import game as g
+from service import errors
+from service.core import game_decider as g
+from service.core import shuffle
 from service.errors import RuleViolation
 from service.rules.cards import Card
 from service.rules.table import Pile, Table, unseal

@@ -12,7 +12,7 @@ from statistics import NormalDist
 
 import pytest
 
-from service import shuffle
+from service.core import shuffle
 from service.games import VEGAS_DRAW1
 from service.games.three_shuffles import FAN_PILES, THREE_SHUFFLES
 from service.rules.cards import ALL_CARDS, CANONICAL_DECK, Card, is_deck

@@ -1,5 +1,6 @@
-"""The snapshot row's codec (service.snapshots): for every registered game, every state a random
-game passes through comes back from its snapshot exactly, sealed cards still sealed numbers."""
+"""The snapshot row's codec (service.core.snapshots): for every registered game, every state a
+random game passes through comes back from its snapshot exactly, sealed cards still sealed
+numbers."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 
 import pytest
 
-from service import snapshots
+from service.core import snapshots
 from service.games import GAMES
 from tests import random_play
 

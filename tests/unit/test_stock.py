@@ -6,12 +6,12 @@ import pytest
 
 from events.catalog import CardDrawn, CardMoved, StockRecycled
 from service import errors
-from service import game as g
+from service.core import game_decider as g
+from service.core.game_views import player_view
 from service.errors import RuleViolation
 from service.games import VEGAS_DRAW3
 from service.rules.cards import Card
 from service.rules.table import Table
-from service.views import player_view
 from tests.builders import column, easy_deck, game_on, layout, pile, play, start, stock_order
 
 # A face-down card keeps auto-complete out of the way in hand-made layouts.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service import shuffle
+from service.core import shuffle
 from service.games import GAMES
 from service.rules.table import (
     Layout,

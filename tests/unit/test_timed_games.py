@@ -27,14 +27,15 @@ from events.catalog import (
     Voided,
 )
 from events.codec import decode, decode_game, encode, upcast
-from service import errors, shuffle
-from service import game as g
-from service.clock import instant, parse_instant
+from service import errors
+from service.core import game_decider as g
+from service.core import shuffle
+from service.core.clock import instant, parse_instant
+from service.core.game_verification import CHECKS, Revealed, verify_game
+from service.core.paytable import default_paytables
 from service.errors import RuleViolation, TimeUp
 from service.games import KLONDIKE_DUEL, VEGAS_DRAW3, game_named
-from service.paytable import default_paytables
 from service.rules.cards import Card
-from service.verification import CHECKS, Revealed, verify_game
 from tests.builders import GBP, SEED, easy_deck, postings_for, recorded, turnable_deck
 
 T0 = datetime(2030, 1, 1, 12, 0, 0, 123456, tzinfo=UTC)

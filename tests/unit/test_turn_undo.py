@@ -7,12 +7,12 @@ import pytest
 
 from events.catalog import CardDrawn, CardTurned, Undone, UndoneMove
 from service import errors
-from service import game as g
+from service.core import game_decider as g
+from service.core.game_views import player_view
 from service.errors import RuleViolation
 from service.games import VEGAS_DRAW1, VEGAS_DRAW3
 from service.rules.cards import Card
 from service.rules.table import Table
-from service.views import player_view
 from tests.builders import (
     column,
     easy_deck,

@@ -17,11 +17,11 @@ from events.catalog import (
     GameEvent,
     StakePlaced,
 )
-from service import game as g
-from service import shuffle
-from service.paytable import default_paytables
-from service.replay import build_replay
-from service.verification import verify_game
+from service.core import game_decider as g
+from service.core import shuffle
+from service.core.game_verification import verify_game
+from service.core.paytable import default_paytables
+from service.core.replay import build_replay
 from tests.builders import SEED, easy_deck, play, postings_for, recorded, start
 
 PAYTABLES = default_paytables()

@@ -9,7 +9,8 @@ import pytest
 
 from events.catalog import CardDrawn, CardMoved, CardTurned, GameEvent, Undone, UndoneMove
 from service import errors
-from service import game as g
+from service.core import game_decider as g
+from service.core.shuffle import derive_deck
 from service.errors import RuleViolation
 from service.games.forty_thieves import (
     FORTY_THIEVES,
@@ -25,7 +26,6 @@ from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Remove, 
 from service.rules.cards import Card, canonical_deck
 from service.rules.game import Reveal
 from service.rules.table import Pile, Table, card_of, seal, table, unseal
-from service.shuffle import derive_deck
 from tests import builders
 from tests.builders import play as play_game
 from tests.builders import play_on, start

@@ -8,6 +8,7 @@ import pytest
 
 from events.catalog import CardDrawn, CardMoved, GameEvent
 from service import errors
+from service.core.shuffle import derive_deck
 from service.errors import RuleViolation
 from service.games import golf
 from service.games.golf import GOLF
@@ -17,7 +18,6 @@ from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Remove, 
 from service.rules.cards import CANONICAL_DECK, Card
 from service.rules.game import Reveal
 from service.rules.table import Pile, Table, seal
-from service.shuffle import derive_deck
 from tests import builders
 
 WASTE_CARD = 35  # deal position of the card the deal turns onto the waste

@@ -7,10 +7,10 @@ import pytest
 
 from events.catalog import CardMoved, CardTurned, StockRecycled
 from service import errors
-from service import game as g
+from service.core import game_decider as g
+from service.core.paytable import winnings
 from service.errors import RuleViolation
 from service.games import KLONDIKE
-from service.paytable import winnings
 from tests.builders import game_on, layout, pile, play
 
 HIDDEN = "4C|9C"  # a face-down card keeps auto-complete away

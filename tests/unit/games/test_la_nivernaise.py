@@ -17,7 +17,10 @@ from events.catalog import (
     UndoneMove,
 )
 from service import errors
-from service import game as g
+from service.core import game_decider as g
+from service.core.game_verification import CHECKS, verify_game
+from service.core.paytable import default_paytables, winnings
+from service.core.shuffle import derive_deck
 from service.errors import RuleViolation
 from service.games.la_nivernaise import (
     FLANK_PILES,
@@ -28,14 +31,11 @@ from service.games.la_nivernaise import (
     fitting_foundation,
     wanted,
 )
-from service.paytable import default_paytables, winnings
 from service.rtp.bots import la_nivernaise as bot
 from service.rules.actions import Draw, MoveCards, Pick, PlayAction, Recycle, Redeal, Remove, Turn
 from service.rules.cards import Card, canonical_deck
 from service.rules.game import Reveal
 from service.rules.table import Pile, Table, card_of, seal, table, unseal
-from service.shuffle import derive_deck
-from service.verification import CHECKS, verify_game
 from tests import builders
 from tests.builders import SEED, play_on, postings_for, recorded, start
 from tests.builders import play as play_game

@@ -9,7 +9,8 @@ import pytest
 
 from events.catalog import CardDrawn, CardTurned, GameEvent, PairRemoved, RemovedCard
 from service import errors
-from service import game as g
+from service.core import game_decider as g
+from service.core.shuffle import derive_deck
 from service.errors import RuleViolation
 from service.games.pyramid import (
     COVERED_BY,
@@ -24,7 +25,6 @@ from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Remove
 from service.rules.cards import CANONICAL_DECK, Card
 from service.rules.game import Reveal
 from service.rules.table import Pile, Table, card_of, seal, table
-from service.shuffle import derive_deck
 from tests import builders
 from tests.builders import play_on
 

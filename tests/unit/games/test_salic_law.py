@@ -10,7 +10,10 @@ import pytest
 
 from events.catalog import CardDrawn, CardMoved, Dealt, DealtPile, GameEvent, Undone, UndoneMove
 from service import errors
-from service import game as g
+from service.core import game_decider as g
+from service.core.game_verification import CHECKS, verify_game
+from service.core.paytable import default_paytables, winnings
+from service.core.shuffle import derive_deck
 from service.errors import RuleViolation
 from service.games.salic_law import (
     FOUNDATION_PILES,
@@ -19,14 +22,11 @@ from service.games.salic_law import (
     TABLEAU_PILES,
     builds_up_to_jack,
 )
-from service.paytable import default_paytables, winnings
 from service.rtp.bots import salic_law as bot
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Remove, Turn
 from service.rules.cards import Card, canonical_deck
 from service.rules.game import Reveal
 from service.rules.table import Pile, Table, card_of, seal, table, unseal
-from service.shuffle import derive_deck
-from service.verification import CHECKS, verify_game
 from tests import builders
 from tests.builders import SEED, play_on, postings_for, recorded, start
 from tests.builders import play as play_game

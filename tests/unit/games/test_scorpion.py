@@ -10,7 +10,8 @@ import pytest
 
 from events.catalog import CardDrawn, CardMoved, CardTurned, GameEvent, Undone
 from service import errors
-from service import game as g
+from service.core import game_decider as g
+from service.core.shuffle import derive_deck
 from service.errors import RuleViolation
 from service.games.scorpion import SCORPION, SUPER_SCORPION, Scorpion
 from service.rtp.bots import scorpion as bot
@@ -19,7 +20,6 @@ from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Remove, 
 from service.rules.cards import Card, canonical_deck
 from service.rules.game import Reveal
 from service.rules.table import Pile, Table, seal, table
-from service.shuffle import derive_deck
 from tests import builders
 
 BOTH = pytest.mark.parametrize("rules", [SCORPION, SUPER_SCORPION], ids=["scorpion", "super"])

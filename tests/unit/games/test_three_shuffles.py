@@ -19,11 +19,13 @@ from events.catalog import (
     Reshuffled,
     Undone,
 )
-from service import errors, shuffle
-from service import game as g
+from service import errors
+from service.core import game_decider as g
+from service.core import shuffle
+from service.core.game_verification import CHECKS, verify_game
+from service.core.paytable import winnings
 from service.errors import RuleViolation
 from service.games.three_shuffles import FAN_PILES, LAYOUT, THREE_SHUFFLES, deal_fans
-from service.paytable import winnings
 from service.rtp.bots import three_shuffles as bot
 from service.rtp.simulate import play_one
 from service.rules import fold
@@ -31,7 +33,6 @@ from service.rules.actions import Draw, MoveCards, Pick, PlayAction, Recycle, Re
 from service.rules.cards import CANONICAL_DECK, RANKS, SUITS, Card
 from service.rules.game import Secrets
 from service.rules.table import Pile, Table, table
-from service.verification import CHECKS, verify_game
 from tests import builders
 from tests.builders import SEED, play, postings_for, recorded, start
 

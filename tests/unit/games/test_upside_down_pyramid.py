@@ -9,7 +9,8 @@ import pytest
 
 from events.catalog import CardDrawn, CardMoved, GameEvent, StockRecycled
 from service import errors
-from service import game as g
+from service.core import game_decider as g
+from service.core.shuffle import derive_deck
 from service.errors import RuleViolation
 from service.games import upside_down_pyramid as udp
 from service.games.upside_down_pyramid import UPSIDE_DOWN_PYRAMID as UDP
@@ -19,7 +20,6 @@ from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Remove, 
 from service.rules.cards import Card, canonical_deck, is_deck
 from service.rules.game import Reveal
 from service.rules.table import Pile, Table, seal
-from service.shuffle import derive_deck
 from tests.builders import pile, play, start
 
 HEIGHTS = (1, 3, 5, 7, 9, 10, 8, 6, 4, 2)

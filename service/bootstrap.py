@@ -1,0 +1,104 @@
+"""The composition root: the one place that builds the database pool, the seed vault and the
+services from the settings, and hands them to the HTTP app, the CLI and the tasks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from celery import Celery
+from celery.result import AsyncResult
+from psycopg_pool import ConnectionPool
+
+from service.core.clock import system_clock
+from service.runtime import database as db
+from service.runtime.config import Settings
+from service.services.access import Access
+from service.services.checkpoints import Anchors, load_keys
+from service.services.compliance import Audits
+from service.services.duels import Duels
+from service.services.finance_reports import Reports
+from service.services.games import Games
+from service.services.players import Players
+from service.services.seed_vault import SeedVault, embedded_key
+from service.services.unit_of_work import UnitOfWork
+from service.worker.config import make_celery
+
+
+@dataclass
+class Container:
+    settings: Settings
+    database_url: str
+    pool: ConnectionPool
+    vault: SeedVault
+    players: Players
+    games: Games
+    duels: Duels
+    access: Access
+    audits: Audits
+    reports: Reports
+    anchors: Anchors
+    celery: Celery
+
+    def unit_of_work(self) -> UnitOfWork:
+        return UnitOfWork(self.pool)
+
+    def send_task(self, name: str, *args: Any) -> AsyncResult:
+        """Queue background work by task name (service.worker.tasks) for the workers."""
+        return self.celery.send_task(name, args=args, queue=self.settings.celery_queue)
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def build(settings: Settings | None = None, *, migrate: bool = True) -> Container:
+    settings = settings or Settings.from_env()
+    urls = db.database_urls(settings)
+    if migrate:
+        db.migrate(urls.migration)  # as the owner; the service never logs in as it
+    url = urls.service
+    pool = db.create_pool(url, settings)
+    keys = settings.seed_keys or (embedded_key(settings.data_dir),)
+    vault = SeedVault(keys)
+    signer, anchor_keys = load_keys(settings)
+
+    def unit_of_work() -> UnitOfWork:
+        return UnitOfWork(pool)
+
+    celery = make_celery(settings)
+
+    def send_task(name: str, *args: Any) -> AsyncResult:
+        return celery.send_task(name, args=args, queue=settings.celery_queue)
+
+    anchors = Anchors(unit_of_work, signer, anchor_keys)
+    games = Games(
+        unit_of_work,
+        dict(settings.paytables),
+        vault,
+        certification_mode=settings.certification_mode,
+        big_win_threshold=settings.big_win_threshold,
+        clock=system_clock,
+    )
+    return Container(
+        settings=settings,
+        database_url=url,
+        pool=pool,
+        vault=vault,
+        players=Players(unit_of_work, dict(settings.paytables)),
+        games=games,
+        duels=Duels(
+            unit_of_work,
+            games,
+            settings.duel_paytables,
+            settings.paytables,
+            vault,
+            certification_mode=settings.certification_mode,
+            big_win_threshold=settings.big_win_threshold,
+            clock=system_clock,
+        ),
+        access=Access(unit_of_work),
+        audits=Audits(unit_of_work, settings.paytables, send_task),
+        reports=Reports(unit_of_work, settings.paytables),
+        anchors=anchors,
+        celery=celery,
+    )

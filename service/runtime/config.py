@@ -1,0 +1,183 @@
+"""Configuration, read once from the environment. The service reads os.environ only here,
+except gunicorn's own configuration file (service/runtime/gunicorn_config.py: bind, workers,
+threads, logging) and the supervisor's launcher (service/runtime/run.py), which pass the environment
+on to the processes they start."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+from service.core.duel_decider import (
+    DuelPaytable,
+    default_duel_paytables,
+    duel_paytables_from_config,
+)
+from service.core.paytable import Paytable, default_paytables, paytables_from_config
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+#: The only settings that are not production; anything else, or nothing, is.
+NOT_PRODUCTION = ("development", "test")
+
+
+class ConfigError(Exception):
+    """The configuration is unusable; the message says which setting and why."""
+
+
+def _flag(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _path(value: str | None) -> Path | None:
+    return Path(value) if value else None
+
+
+@dataclass(frozen=True)
+class Settings:
+    #: "development" or "test"; anything else (an unset APP_ENV included) is production.
+    environment: str = "development"
+    #: What the service connects as: a login role that is a member of vegas_app and nothing
+    #: more. None: start the embedded PostgreSQL (pgserver) in data_dir, which sets up both roles.
+    database_url: str | None = None
+    #: What migrations connect as: the owner of the tables. None: database_url (so an existing
+    #: set-up still migrates; in production the service then refuses to start as the owner).
+    migration_database_url: str | None = None
+    data_dir: Path = PROJECT_ROOT / ".data"
+    #: The group role every pooled connection switches to (SET ROLE): it may only read and
+    #: append the history tables. Empty to work with the login role's own (inherited) grants.
+    db_role: str = "vegas_app"
+    pool_min_size: int = 1
+    pool_max_size: int = 10
+    #: How long a request waits for a connection before it is answered 503 (a database
+    #: outage fails fast rather than hanging every request).
+    pool_timeout_s: float = 5.0
+    #: The longest pause between reconnection attempts once the database is gone, so the
+    #: service is back within seconds of the database's return.
+    reconnect_max_delay_s: float = 2.0
+    #: How long a connect attempt may take before it counts as failed.
+    connect_timeout_s: int = 3
+    lock_timeout_ms: int = 5_000
+    idle_in_transaction_timeout_ms: int = 30_000
+    statement_timeout_ms: int = 30_000
+    #: Fernet keys (urlsafe base64) for seeds at rest; the first encrypts, all decrypt.
+    #: Empty: in embedded mode a key is generated into data_dir on first run.
+    seed_keys: tuple[str, ...] = ()
+    #: The Ed25519 private key (PEM) that signs checkpoints of the event log, kept outside the
+    #: database. None: in development and test a key is generated into data_dir.
+    anchor_key_file: Path | None = None
+    #: Public keys (PEM bundle) of retired signing keys, so older checkpoints still verify.
+    anchor_retired_keys_file: Path | None = None
+    #: How often beat signs a checkpoint of the log, in seconds.
+    checkpoint_every: float = 60.0
+    certification_mode: bool = False
+    idle_collect_after: timedelta = timedelta(hours=24)
+    paytables: Mapping[str, Paytable] = field(default_factory=default_paytables)
+    #: None: Celery uses kombu's filesystem transport in data_dir (no server to install).
+    celery_broker_url: str | None = None
+    celery_result_backend: str | None = None
+    celery_queue: str = "vegas"
+    #: A payout at or above this (minor units) goes to the significant-events log.
+    big_win_threshold: int = 100_000
+    #: How often beat runs the idle collector and the finance projector, in seconds.
+    idle_check_every: float = 60.0
+    projector_every: float = 30.0
+    #: The longest any background task may run, in seconds (a stuck task is stopped).
+    task_time_limit_s: int = 1_800
+    #: How often beat sweeps duels (fill times, seats' clocks, settlements), in seconds.
+    duel_sweep_every: float = 5.0
+    #: How often beat runs the advantage-play watcher (service/services/advantage.py), in seconds.
+    advantage_watch_every: float = 3_600.0
+    duel_paytables: Mapping[str, DuelPaytable] = field(default_factory=default_duel_paytables)
+
+    @property
+    def is_production(self) -> bool:
+        """Production unless explicitly development or test: a forgotten setting fails
+        closed (no certification mode, no embedded database, no generated key)."""
+        return self.environment not in NOT_PRODUCTION
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        environment = env.get("APP_ENV", "").strip() or "production"
+        certification = _flag(env.get("CERTIFICATION_MODE"))
+        if environment not in NOT_PRODUCTION:
+            if certification:
+                raise ConfigError(
+                    "CERTIFICATION_MODE cannot be on in production (APP_ENV is not development "
+                    "or test)"
+                )
+            # No embedded database, no generated key and no filesystem broker in production:
+            # each must be given.
+            for required in (
+                "DATABASE_URL",
+                "SEED_ENCRYPTION_KEYS",
+                "CELERY_BROKER_URL",
+                "ANCHOR_SIGNING_KEY_FILE",
+            ):
+                if not env.get(required):
+                    raise ConfigError(
+                        f"{required} is required in production (APP_ENV is not development or "
+                        "test; set APP_ENV=development to run locally)"
+                    )
+        if env.get("MIGRATION_DATABASE_URL") and not env.get("DATABASE_URL"):
+            raise ConfigError(
+                "MIGRATION_DATABASE_URL needs DATABASE_URL (the service's own login); with "
+                "neither, the embedded database sets up both roles"
+            )
+        paytables = default_paytables()
+        if env.get("PAYTABLES_FILE"):
+            try:
+                entries = json.loads(Path(env["PAYTABLES_FILE"]).read_text())
+                paytables = paytables_from_config(entries)
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise ConfigError(f"PAYTABLES_FILE: {exc}") from exc
+        duel_paytables = default_duel_paytables()
+        if env.get("DUEL_PAYTABLES_FILE"):
+            try:
+                entries = json.loads(Path(env["DUEL_PAYTABLES_FILE"]).read_text())
+                duel_paytables = duel_paytables_from_config(entries)
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise ConfigError(f"DUEL_PAYTABLES_FILE: {exc}") from exc
+        try:
+            return cls(
+                environment=environment,
+                database_url=env.get("DATABASE_URL") or None,
+                migration_database_url=env.get("MIGRATION_DATABASE_URL") or None,
+                data_dir=Path(env.get("DATA_DIR") or PROJECT_ROOT / ".data"),
+                db_role=env.get("DB_ROLE", "vegas_app"),
+                pool_min_size=int(env.get("DB_POOL_MIN", "1")),
+                pool_max_size=int(env.get("DB_POOL_MAX", "10")),
+                pool_timeout_s=float(env.get("DB_POOL_TIMEOUT_SECONDS", "5")),
+                reconnect_max_delay_s=float(env.get("DB_RECONNECT_MAX_DELAY_SECONDS", "2")),
+                connect_timeout_s=int(env.get("DB_CONNECT_TIMEOUT_SECONDS", "3")),
+                lock_timeout_ms=int(env.get("DB_LOCK_TIMEOUT_MS", "5000")),
+                idle_in_transaction_timeout_ms=int(env.get("DB_IDLE_TX_TIMEOUT_MS", "30000")),
+                statement_timeout_ms=int(env.get("DB_STATEMENT_TIMEOUT_MS", "30000")),
+                seed_keys=tuple(k for k in env.get("SEED_ENCRYPTION_KEYS", "").split(",") if k),
+                anchor_key_file=_path(env.get("ANCHOR_SIGNING_KEY_FILE")),
+                anchor_retired_keys_file=_path(env.get("ANCHOR_RETIRED_PUBLIC_KEYS_FILE")),
+                checkpoint_every=float(env.get("CHECKPOINT_EVERY_SECONDS", "60")),
+                certification_mode=certification,
+                idle_collect_after=timedelta(
+                    seconds=int(env.get("IDLE_COLLECT_AFTER_SECONDS", str(24 * 3600)))
+                ),
+                paytables=paytables,
+                celery_broker_url=env.get("CELERY_BROKER_URL") or None,
+                celery_result_backend=env.get("CELERY_RESULT_BACKEND") or None,
+                celery_queue=env.get("CELERY_QUEUE", "vegas"),
+                big_win_threshold=int(env.get("BIG_WIN_THRESHOLD", "100000")),
+                idle_check_every=float(env.get("IDLE_CHECK_EVERY_SECONDS", "60")),
+                projector_every=float(env.get("PROJECTOR_EVERY_SECONDS", "30")),
+                duel_sweep_every=float(env.get("DUEL_SWEEP_EVERY_SECONDS", "5")),
+                advantage_watch_every=float(env.get("ADVANTAGE_WATCH_EVERY_SECONDS", "3600")),
+                task_time_limit_s=int(env.get("TASK_TIME_LIMIT_SECONDS", "1800")),
+                duel_paytables=duel_paytables,
+            )
+        except ValueError as exc:
+            raise ConfigError(f"a numeric setting is not a number: {exc}") from exc

@@ -1,0 +1,245 @@
+"""Who is calling: staff API keys and player session tokens.
+
+Secrets are 256-bit random tokens shown once; only their SHA-256 is stored (they are random, so
+a slow password hash would add nothing). Keys start ``vsk_`` and tokens ``vsp_`` so a leaked
+secret is recognisable in logs and scanners.
+
+Every request authenticates, so a process keeps what it verified for ``verified_for`` (2 s): a
+key or session found valid is taken as valid that long without asking the database, and a
+session's use is written (its idle clock restarted) at most once every ``touch_every`` (60 s).
+A revocation through this process takes effect at once in it (its cache is emptied) and in every
+other process within ``verified_for``; a session's idle timeout counts from its last write, so it
+may lapse up to a minute early, never late.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import cast
+
+from service.core.context import Actor, RequestContext, Role
+from service.errors import NotFound
+from service.services.unit_of_work import UnitOfWork
+from service.storage.access import KeyRow
+
+STAFF_ROLES = ("operator", "auditor", "finance")
+KEY_PREFIX = "vsk_"
+TOKEN_PREFIX = "vsp_"
+
+
+def key_actor(key_id: uuid.UUID) -> str:
+    """How a staff key is named in events, metadata and logs."""
+    return f"key:{key_id}"
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    actor: Actor
+    player_id: uuid.UUID | None = None  # set for a player session
+
+    @property
+    def role(self) -> str:
+        return self.actor.role
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    token: str
+    player_id: uuid.UUID
+    created_at: datetime
+    expires_at: datetime
+    idle_timeout: timedelta
+
+
+@dataclass(frozen=True, slots=True)
+class _Verified:
+    """A secret this process found valid: when (its clock), and until when at the latest."""
+
+    principal: Principal
+    verified_at: float
+    touched_at: float  # a session's last write of its use (a key's: its verification)
+    expires_at: datetime | None  # a session's hard expiry
+
+
+class Access:
+    #: How many verified secrets a process keeps before starting afresh.
+    CACHE_SIZE = 100_000
+
+    def __init__(
+        self,
+        unit_of_work: Callable[[], UnitOfWork],
+        *,
+        session_idle: timedelta = timedelta(minutes=30),
+        session_max_age: timedelta = timedelta(hours=8),
+        verified_for: float = 2.0,
+        touch_every: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._uow = unit_of_work
+        self.session_idle = session_idle
+        self.session_max_age = session_max_age
+        self.verified_for = verified_for
+        self.touch_every = touch_every
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._verified: dict[str, _Verified] = {}
+
+    def forget(self) -> None:
+        """Drop every cached verification: the next use of each secret asks the database."""
+        with self._lock:
+            self._verified.clear()
+
+    def create_key(self, name: str, role: str) -> str:
+        """A new staff key; the secret is returned once and never stored."""
+        if role not in STAFF_ROLES:
+            raise ValueError(f"role must be one of {', '.join(STAFF_ROLES)}")
+        if not name.strip():
+            raise ValueError("a key needs a name")
+        secret = KEY_PREFIX + secrets.token_urlsafe(32)
+        with self._uow() as uow:
+            uow.access.add_key(uuid.uuid4(), name, role, _digest(secret))
+            uow.commit()
+        return secret
+
+    def revoke_key(self, name: str, *, sessions: bool = False) -> bool:
+        """Revoke the live key of this name; with ``sessions``, every player session it minted
+        too (recorded for auditors)."""
+        with self._uow() as uow:
+            key_id = uow.access.revoke_key(name)
+            if key_id is not None and sessions:
+                minted_by = key_actor(key_id)
+                count = uow.access.revoke_minted(minted_by)
+                uow.significant.record(
+                    "session",
+                    minted_by,
+                    {"action": "revoke-minted", "key": name, "sessions": count},
+                )
+            uow.commit()
+        self.forget()
+        return key_id is not None
+
+    def revoke_session(self, request: RequestContext, token: str) -> bool:
+        """A player logging out: their bearer token stops working at once."""
+        with self._uow() as uow:
+            player_id = uow.access.revoke_session(_digest(token))
+            if player_id is not None:
+                uow.significant.record(
+                    "session",
+                    request.actor.id,
+                    {"action": "logout"},
+                    player_id=player_id,
+                )
+            uow.commit()
+        self.forget()
+        return player_id is not None
+
+    def revoke_player_sessions(self, request: RequestContext, player_id: uuid.UUID) -> int:
+        """An operator revokes every live session of a player; how many there were."""
+        with self._uow() as uow:
+            if uow.projections.player(player_id) is None:
+                raise NotFound("player", player_id)
+            count = uow.access.revoke_player_sessions(player_id)
+            uow.significant.record(
+                "session",
+                request.actor.id,
+                {"action": "revoke", "sessions": count},
+                player_id=player_id,
+            )
+            uow.commit()
+        self.forget()
+        return count
+
+    def list_keys(self) -> list[KeyRow]:
+        with self._uow() as uow:
+            return uow.access.keys()
+
+    def open_session(self, request: RequestContext, player_id: uuid.UUID) -> Session:
+        """A bearer token for one player, minted by an operator."""
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        with self._uow() as uow:
+            if uow.projections.player(player_id) is None:
+                raise NotFound("player", player_id)
+            created, expires = uow.access.add_session(
+                _digest(token), player_id, request.actor.id, self.session_max_age
+            )
+            uow.significant.record(
+                "session",
+                request.actor.id,
+                {"action": "mint", "expires_at": expires.isoformat()},
+                player_id=player_id,
+            )
+            uow.commit()
+        return Session(token, player_id, created, expires, self.session_idle)
+
+    def authenticate(self, secret: str) -> Principal | None:
+        """The principal a bearer secret stands for, or None if it is unknown, revoked or
+        expired. Using a session keeps it alive for another idle period."""
+        digest = _digest(secret)
+        now = self._clock()
+        known = self._verified.get(digest)
+        if (
+            known is not None
+            and now - known.verified_at < self.verified_for
+            and (known.expires_at is None or datetime.now(UTC) < known.expires_at)
+        ):
+            return known.principal
+        if secret.startswith(KEY_PREFIX):
+            return self._remember(digest, self._find_key(digest), now, now, None)
+        if secret.startswith(TOKEN_PREFIX):
+            touch = known is None or now - known.touched_at >= self.touch_every
+            with self._uow() as uow:
+                uow.outside_transaction()  # one statement: its own transaction
+                if touch:
+                    found = uow.access.touch_session(digest, self.session_idle)
+                else:
+                    found = uow.access.check_session(digest, self.session_idle)
+            if found is None:
+                self._remember(digest, None, now, now, None)
+                return None
+            player_id, expires_at = found
+            touched = now if touch or known is None else known.touched_at
+            principal = Principal(Actor(str(player_id), "player"), player_id)
+            return self._remember(digest, principal, now, touched, expires_at)
+        return None
+
+    def _find_key(self, digest: str) -> Principal | None:
+        with self._uow() as uow:
+            uow.outside_transaction()
+            found = uow.access.find_key(digest)
+        if found is None:
+            return None
+        key_id, _, role = found
+        if role not in STAFF_ROLES:
+            return None
+        # The key's own id, never its name: a name can be reused by a later key.
+        return Principal(Actor(key_actor(key_id), cast(Role, role)))
+
+    def _remember(
+        self,
+        digest: str,
+        principal: Principal | None,
+        now: float,
+        touched_at: float,
+        expires_at: datetime | None,
+    ) -> Principal | None:
+        """Keep a valid secret's verification; forget an invalid one (never cached: a refused
+        secret is asked about again, so a new key or session is never refused from memory)."""
+        with self._lock:
+            if principal is None:
+                self._verified.pop(digest, None)
+                return None
+            if len(self._verified) >= self.CACHE_SIZE:
+                self._verified.clear()
+            self._verified[digest] = _Verified(principal, now, touched_at, expires_at)
+        return principal

@@ -1,0 +1,82 @@
+"""What auditors ask of the service: the regulatory replay of one game, whole-history audits
+fanned out over the workers, and the significant-events log. Reads only, but for recording an
+audit and queueing its work."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from service.core.context import Actor
+from service.core.game_views import ended
+from service.core.paytable import Paytable
+from service.core.replay import Replay, build_replay
+from service.core.streams import game_stream
+from service.errors import GameNotFinished, InvalidArgument, NotFound
+from service.services import history_audits as audit
+from service.services.games import seal_seat_from_staff
+from service.services.unit_of_work import UnitOfWork
+from service.storage.significant import SignificantEvent
+
+SendTask = Callable[..., Any]
+
+#: The events that end a game: nothing may follow them in its stream.
+
+
+class Audits:
+    def __init__(
+        self,
+        unit_of_work: Callable[[], UnitOfWork],
+        paytables: Mapping[str, Paytable],
+        send_task: SendTask,
+    ) -> None:
+        self._uow = unit_of_work
+        self._paytables = paytables
+        self._send_task = send_task
+
+    def replay(self, game_id: uuid.UUID, actor: Actor, *, to_version: int | None = None) -> Replay:
+        """The replay of a game as ``actor`` may see it: auditors any game, in progress too;
+        a player only their own finished games, masked as in play."""
+        stream = game_stream(game_id)
+        masked = actor.role != "auditor"
+        with self._uow() as uow:
+            records = uow.events.read_stream(stream)
+            postings = audit.stream_postings(uow, stream)
+            if records and not masked:
+                seal_seat_from_staff(uow, records[0].data.get("duel_id"))
+        if not records:
+            raise NotFound("game", game_id)
+        if masked:
+            if records[0].data.get("player_id") != actor.id:
+                raise NotFound("game", game_id)
+            if not ended(r.type for r in records):
+                raise GameNotFinished(game_id)
+        if to_version is not None and to_version > len(records):
+            raise InvalidArgument(
+                "to_version", f"the game has {len(records)} versions; ask for 1 to {len(records)}"
+            )
+        return build_replay(
+            records, postings, self._paytables, to_version=to_version, masked=masked
+        )
+
+    def start_audit(self, scope: audit.Scope, requested_by: Actor) -> audit.AuditStatus:
+        """Record an audit of ``scope`` and queue its chunks for the workers."""
+        with self._uow() as uow:
+            audit_id, chunks = audit.start(uow, scope, requested_by.id)
+        if chunks:
+            self._send_task("vegas.run_audit", str(audit_id), chunks)
+        return self.audit(audit_id)
+
+    def audit(self, audit_id: uuid.UUID, *, findings_limit: int = 1000) -> audit.AuditStatus:
+        with self._uow() as uow:
+            found = audit.status(uow, audit_id, findings_limit=findings_limit)
+        if found is None:
+            raise NotFound("audit", audit_id)
+        return found
+
+    def significant_events(
+        self, *, kind: str | None = None, before: int | None = None, limit: int = 50
+    ) -> list[SignificantEvent]:
+        with self._uow() as uow:
+            return uow.significant.page(kind=kind, before=before, limit=limit)

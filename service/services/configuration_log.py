@@ -1,0 +1,45 @@
+"""Logging configuration changes to the significant-events log.
+
+Each web or worker process, when it starts, compares the configuration that affects play and
+money (paytables, idle policy, certification mode, big-win threshold, each game's rules
+version and M) with the
+last one logged, and logs it if it differs. Under the write lock, so processes starting together
+log one change once."""
+
+from __future__ import annotations
+
+import hashlib
+
+from events.json_text import canonical_json
+from service.games import GAMES
+from service.runtime.config import Settings
+from service.services.unit_of_work import UnitOfWork
+
+
+def configuration(settings: Settings) -> dict[str, object]:
+    return {
+        "environment": settings.environment,
+        "games": {
+            g.id: {"rules_version": g.rules_version, "multiplier": g.multiplier}
+            for g in GAMES.values()
+        },
+        "certification_mode": settings.certification_mode,
+        "idle_collect_after_seconds": int(settings.idle_collect_after.total_seconds()),
+        "big_win_threshold": settings.big_win_threshold,
+        "paytables": [t.as_config() for _, t in sorted(settings.paytables.items())],
+        "duel_paytables": [t.as_config() for _, t in sorted(settings.duel_paytables.items())],
+    }
+
+
+def log_configuration(uow: UnitOfWork, settings: Settings, actor: str) -> bool:
+    """Log the configuration if it changed since last logged; True if it did."""
+    current = configuration(settings)
+    fingerprint = hashlib.sha256(canonical_json(current).encode()).hexdigest()
+    uow.lock_for_write()
+    if uow.significant.last_configuration() == fingerprint:
+        return False
+    uow.significant.record(
+        "configuration", actor, {"fingerprint": fingerprint, "configuration": current}
+    )
+    uow.commit()
+    return True

@@ -1,0 +1,455 @@
+"""Finance: daily totals projected from the game events, the daily report, and the
+reconciliation of the ledger against the game events.
+
+The projector is checkpointed: it locks its checkpoint row, folds the events after it into
+daily_totals, and moves the checkpoint, all in one transaction, so running it twice (Celery
+delivers at least once, and the report endpoint catches up inline) never counts an event twice.
+
+Definitions (per day, currency and variant, days in UTC):
+- games started, and their stakes, on the day of their StakePlaced;
+- games finished (collected or voided), their payouts and refunds, on the day they ended;
+- GGR = stakes - payouts - refunds;
+- RTP = payouts / (stakes - refunds): voided stakes were never really wagered;
+- held at end of day = stakes of games started by then and not finished by then.
+
+Every figure is per currency, so certification games, played for the sandbox currency XTS
+(service.core.ledger), never mix into a real currency's GGR or RTP: the sandbox has lines of its
+own, labelled as such. (Certification games recorded before the sandbox existed really moved real
+money, and count where they were paid.)
+
+Duels are the ``klondike-duel`` line: a seat taken is a game started and its entry fee a stake;
+a settlement finishes every seat, its prizes are the payouts (so GGR is the rake); a
+cancellation finishes every seat with its fee refunded. A seat's own game moves no money and is
+not counted again.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Any
+
+from events.catalog import (
+    DuelCancelled,
+    DuelSettled,
+    SeatTaken,
+    StakePlaced,
+)
+from events.codec import decode_duel, decode_game
+from service.core.ledger import duel_movement, game_movement, is_sandbox
+from service.core.streams import DUEL, GAME, is_duel
+from service.games import GAMES
+from service.services.unit_of_work import UnitOfWork
+from service.storage.finance import FinanceStore
+from service.storage.reconciliations import ReconciliationStore
+
+CHECKPOINT = "daily-totals"
+#: The significant events the daily report lists as its advantage-play rows (service/advantage).
+ADVANTAGE_PLAY = "advantage-play"
+BATCH = 2_000
+
+
+def utc_day(at: datetime) -> date:
+    return at.astimezone(UTC).date()
+
+
+def utc_span(first: date, last: date) -> tuple[datetime, datetime]:
+    """The first and the last instant of the UTC days ``first`` to ``last``, both inclusive
+    (not midnight after ``last``, which does not exist after 9999-12-31)."""
+    return (
+        datetime.combine(first, time.min, tzinfo=UTC),
+        datetime.combine(last, time.max, tzinfo=UTC),
+    )
+
+
+def catch_up(uow: UnitOfWork) -> int:
+    """Fold the money events after the checkpoint into daily_totals, and move the checkpoint,
+    in this unit of work's transaction (committed here). Returns how many events it folded."""
+    folded = 0
+    store = FinanceStore(uow.conn)
+    position = store.lock_checkpoint(CHECKPOINT)
+    # Only what is committed below the head now: later appends wait for the next run.
+    head = store.head()
+    increments: dict[tuple[date, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    while True:
+        rows = store.money_events(position, BATCH)
+        if not rows:
+            break
+        endings = [r[1] for r in rows if r[2] != "StakePlaced"]
+        stakes: dict[str, dict[str, Any]] = {}
+        if endings:
+            stakes = store.first_events(sorted(set(endings)))
+        for pos, stream, type_name, version, data, recorded_at in rows:
+            day = utc_day(recorded_at)
+            folded += 1
+            position = pos
+            if is_duel(stream):
+                _fold_duel_money(increments, day, stakes[stream], type_name, version, data)
+                continue
+            event = decode_game(type_name, version, data)
+            money = game_movement(event)
+            if isinstance(event, StakePlaced):
+                if money is None:
+                    continue  # a seat's fee is its duel's SeatTaken
+                totals = increments[(day, event.currency, event.variant)]
+                totals["games_started"] += 1
+                totals["stakes"] += money.amount
+                totals["certification_games"] += int(event.certification)
+                continue
+            placed = stakes[stream]
+            if placed.get("duel_id"):
+                continue  # a seat's ending: its duel's settlement counts it
+            totals = increments[(day, placed["currency"], placed["variant"])]
+            totals["games_finished"] += 1
+            totals["stakes_settled"] += int(placed["stake"])
+            if money is not None:
+                totals[_REPORTED[money.kind]] += money.amount
+        if len(rows) < BATCH:
+            break
+    for (day, currency, variant), totals in increments.items():
+        store.add_totals(day, currency, variant, {k: totals.get(k, 0) for k in _COUNTERS})
+    store.move_checkpoint(CHECKPOINT, max(position, head))
+    uow.commit()
+    return folded
+
+
+def _fold_duel_money(
+    increments: dict[tuple[date, str, str], dict[str, int]],
+    day: date,
+    opened: dict[str, Any],
+    type_name: str,
+    version: int,
+    data: dict[str, Any],
+) -> None:
+    """A duel's money on its day: a seat's fee as a stake, a settlement's prizes as payouts,
+    a cancellation's refunds, each finishing the seats it settles."""
+    event = decode_duel(type_name, version, data)
+    money = duel_movement(event, opened["currency"])
+    totals = increments[(day, opened["currency"], opened["variant"])]
+    if isinstance(event, SeatTaken):
+        totals["games_started"] += 1
+        totals["certification_games"] += int(bool(opened.get("certification")))
+    elif isinstance(event, DuelSettled):
+        totals["games_finished"] += int(opened["seats"])
+        totals["payouts"] -= event.rake  # the prizes: the pot less the house's rake
+    elif isinstance(event, DuelCancelled):
+        totals["games_finished"] += len(event.refunds)
+    if money is not None:
+        totals[_REPORTED[money.kind]] += money.amount
+        if money.kind != "duel-fee":
+            totals["stakes_settled"] += money.amount
+
+
+#: The daily totals' counter each kind of movement adds to.
+_REPORTED = {
+    "stake": "stakes",
+    "winnings": "payouts",
+    "refund": "refunds",
+    "duel-fee": "stakes",
+    "duel-prize": "payouts",
+    "duel-refund": "refunds",
+}
+
+_COUNTERS = (
+    "games_started",
+    "games_finished",
+    "stakes",
+    "payouts",
+    "refunds",
+    "stakes_settled",
+    "certification_games",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    games_started: int
+    games_finished: int
+    stakes: int
+    payouts: int
+    refunds: int
+
+    @property
+    def ggr(self) -> int:
+        return self.stakes - self.payouts - self.refunds
+
+    @property
+    def rtp(self) -> str | None:
+        """Payouts over stakes net of refunds, four decimals; None with nothing wagered."""
+        wagered = self.stakes - self.refunds
+        if wagered <= 0:
+            return None
+        ratio = Decimal(self.payouts) / Decimal(wagered)
+        return str(ratio.quantize(Decimal("0.0001"), rounding=ROUND_HALF_EVEN))
+
+
+@dataclass(frozen=True, slots=True)
+class DayLine:
+    day: date
+    variant: str
+    totals: Totals
+    held_at_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class AdvantageLine:
+    """A return the advantage-play watcher found significantly above a game's price."""
+
+    at: datetime
+    on: str  # "player" or "game"
+    variant: str
+    player_id: Any | None
+    games: int
+    rtp: str
+    low: str
+    high: str
+    strong_rtp: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class DailyReport:
+    currency: str
+    start: date
+    end: date
+    lines: tuple[DayLine, ...]
+    period: Totals
+    month_to_date: Totals
+    lifetime: Totals
+    advantage_play: tuple[AdvantageLine, ...] = ()
+
+    @property
+    def sandbox(self) -> bool:
+        """Certification games' test money, not real money."""
+        return is_sandbox(self.currency)
+
+    def by_variant(self) -> dict[str, Totals]:
+        """The period's totals of each game (variant), in the order the days list them."""
+        sums: dict[str, list[int]] = {}
+        for line in self.lines:
+            t = line.totals
+            row = sums.setdefault(line.variant, [0, 0, 0, 0, 0])
+            for i, value in enumerate(
+                (t.games_started, t.games_finished, t.stakes, t.payouts, t.refunds)
+            ):
+                row[i] += value
+        return {variant: Totals(*row) for variant, row in sums.items()}
+
+
+def daily_report(uow: UnitOfWork, start: date, end: date, currency: str) -> DailyReport:
+    store = FinanceStore(uow.conn)
+    lines = tuple(
+        DayLine(r[0], r[1], Totals(r[2], r[3], r[4], r[5], r[6]), int(r[7]))
+        for r in store.report_lines(start, end, currency, list(GAMES))
+    )
+
+    def summed(first: date, last: date) -> Totals:
+        return Totals(*store.sums(currency, first, last))
+
+    period = summed(start, end)
+    month = summed(end.replace(day=1), end)
+    lifetime = summed(date.min, end)
+    first, after = utc_span(start, end)
+    flagged = tuple(
+        AdvantageLine(
+            at,
+            d["on"],
+            d["variant"],
+            player_id,
+            int(d["games"]),
+            d["rtp"],
+            d["low"],
+            d["high"],
+            d["strong_rtp"],
+            d["reason"],
+        )
+        for at, player_id, d in uow.advantage.reports(ADVANTAGE_PLAY, currency, first, after)
+    )
+    return DailyReport(currency, start, end, lines, period, month, lifetime, flagged)
+
+
+CSV_COLUMNS = (
+    "day",
+    "variant",
+    "currency",
+    "games_started",
+    "games_finished",
+    "stakes",
+    "payouts",
+    "refunds",
+    "ggr",
+    "rtp",
+    "held_at_end",
+)
+
+
+def report_csv(report: DailyReport) -> str:
+    """The report's rows, then the period, month-to-date and lifetime totals (variant "all")."""
+
+    def row(day: str, variant: str, t: Totals, held: int | str) -> list[object]:
+        return [
+            day,
+            variant,
+            report.currency,
+            t.games_started,
+            t.games_finished,
+            t.stakes,
+            t.payouts,
+            t.refunds,
+            t.ggr,
+            t.rtp or "",
+            held,
+        ]
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for line in report.lines:
+        writer.writerow(row(line.day.isoformat(), line.variant, line.totals, line.held_at_end))
+    writer.writerow(row("period", "all", report.period, ""))
+    writer.writerow(row("month-to-date", "all", report.month_to_date, ""))
+    writer.writerow(row("lifetime", "all", report.lifetime, ""))
+    return out.getvalue()
+
+
+# --- reconciliation ---------------------------------------------------------------------------
+
+
+def _expected_money(
+    stream: str, type_name: str, version: int, data: dict[str, Any], currencies: dict[str, str]
+) -> tuple[str, int, str] | None:
+    """(kind, amount, currency) a game or duel event puts in the ledger (the ledger's one
+    rule, service.core.ledger); None if nothing."""
+    if is_duel(stream):
+        event = decode_duel(type_name, version, data)
+        money = duel_movement(event, currencies.get(stream, ""))
+    else:
+        money = game_movement(decode_game(type_name, version, data))
+    return None if money is None else (money.kind, money.amount, money.currency)
+
+
+def _duel_currencies(store: FinanceStore, rows: list[Any]) -> dict[str, str]:
+    streams = sorted({r[0] for r in rows if is_duel(str(r[0]))})
+    return store.duel_currencies(streams) if streams else {}
+
+
+def reconcile(uow: UnitOfWork, day: date) -> dict[str, Any]:
+    """Ledger totals against totals derived from the game events for ``day``, and every
+    mismatch, game by game."""
+    start, last = utc_span(day, day)
+    events: dict[tuple[str, int], tuple[str, int, str] | None] = {}
+    entries: dict[tuple[str, int], tuple[str, int, str]] = {}
+    store = FinanceStore(uow.conn)
+    day_events = store.day_events(start, last)
+    currencies = _duel_currencies(store, day_events)
+    for stream, version, type_name, schema_version, data in day_events:
+        events[(stream, version)] = _expected_money(
+            stream, type_name, schema_version, data, currencies
+        )
+    day_ledger = store.day_ledger(start, last)
+    for stream, version, kind, amount, currency in day_ledger:
+        entries[(stream, version)] = (kind, int(amount), currency)
+    # Look up each side's missing counterparts wherever they are dated.
+    want_events = [k for k in entries if k not in events]
+    want_ledger = [k for k, v in events.items() if v is not None and k not in entries]
+    other_events: dict[tuple[str, int], tuple[str, int, str] | None] = {}
+    if want_events:
+        found_rows = store.events_by_key(want_events)
+        currencies |= _duel_currencies(store, found_rows)
+        for stream, version, type_name, schema_version, data in found_rows:
+            other_events[(stream, version)] = _expected_money(
+                stream, type_name, schema_version, data, currencies
+            )
+    other_entries: dict[tuple[str, int], tuple[str, int, str]] = {}
+    if want_ledger:
+        for stream, version, kind, amount, currency in store.ledger_by_key(want_ledger):
+            other_entries[(stream, version)] = (kind, int(amount), currency)
+
+    totals: dict[str, dict[str, dict[str, int]]] = defaultdict(
+        lambda: {"events": _zero(), "ledger": _zero()}
+    )
+    for expected in events.values():
+        if expected is not None:
+            kind, amount, currency = expected
+            totals[currency]["events"][kind] += amount
+    for kind, amount, currency in entries.values():
+        totals[currency]["ledger"][kind] += amount
+
+    mismatches: list[dict[str, Any]] = []
+    for key in sorted(set(events) | set(entries)):
+        expected = events[key] if key in events else other_events.get(key)
+        found = entries[key] if key in entries else other_entries.get(key)
+        if key not in events and key not in other_events:
+            expected = None
+        if _same(expected, found):
+            continue
+        stream, version = key
+        mismatches.append(
+            {
+                "game_id": stream.removeprefix(GAME).removeprefix(DUEL),
+                "event": f"{stream} v{version}",
+                "check": "ledger-vs-events",
+                "expected": _describe(expected),
+                "found": _describe(found),
+            }
+        )
+    return {
+        "date": day.isoformat(),
+        "currencies": {
+            cur: {
+                **sides,
+                "balanced": sides["events"] == sides["ledger"],
+                "sandbox": is_sandbox(cur),
+            }
+            for cur, sides in sorted(totals.items())
+        },
+        "events_checked": len(day_events),
+        "ledger_transactions_checked": len(day_ledger),
+        "mismatches": mismatches,
+        "reconciled": not mismatches,
+    }
+
+
+def _zero() -> dict[str, int]:
+    return {
+        "stake": 0,
+        "winnings": 0,
+        "refund": 0,
+        "duel-fee": 0,
+        "duel-prize": 0,
+        "duel-refund": 0,
+    }
+
+
+def _same(expected: tuple[str, int, str] | None, found: tuple[str, int, str] | None) -> bool:
+    return expected == found
+
+
+def _describe(value: tuple[str, int, str] | None) -> str:
+    return "nothing" if value is None else f"{value[0]} {value[1]} {value[2]}"
+
+
+def store_reconciliation(uow: UnitOfWork, day: date) -> dict[str, Any]:
+    """Reconcile ``day`` and store the result as its newest (earlier ones are kept)."""
+    result = reconcile(uow, day)
+    ReconciliationStore(uow.conn).add(day, result)
+    uow.commit()
+    return result
+
+
+def stored_reconciliation(uow: UnitOfWork, day: date) -> tuple[datetime, dict[str, Any]] | None:
+    """The day's newest stored reconciliation, if any."""
+    row = ReconciliationStore(uow.conn).latest(day)
+    if row is None:
+        return None
+    result = row[1]
+    # A result stored before the sandbox existed has no label: no XTS line was in it either.
+    result["currencies"] = {
+        cur: {"sandbox": is_sandbox(cur), **sides}
+        for cur, sides in result.get("currencies", {}).items()
+    }
+    return row[0], result

@@ -1,0 +1,78 @@
+"""What finance asks of the service: the daily report and the reconciliation of the ledger
+against the game events. The work is in service.services.finance_books; this checks the request
+against the configuration and keeps the projection caught up before reading it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from service.core import ledger
+from service.core.paytable import Paytable
+from service.errors import InvalidArgument
+from service.rtp.published import publications
+from service.services import finance_books as finance
+from service.services import finance_charts
+from service.services.unit_of_work import UnitOfWork
+
+#: The longest report one request may ask for, in days.
+MAX_REPORT_DAYS = 366
+
+
+@dataclass(frozen=True, slots=True)
+class Reconciliation:
+    result: dict[str, Any]
+    computed_at: datetime | None  # when a stored result was computed; None if computed now
+    stored: bool
+
+
+class Reports:
+    def __init__(
+        self, unit_of_work: Callable[[], UnitOfWork], paytables: Mapping[str, Paytable]
+    ) -> None:
+        self._uow = unit_of_work
+        # The real currencies, and the sandbox's, reported on its own and labelled as such.
+        self._currencies = {table.currency for table in paytables.values()} | {ledger.SANDBOX}
+
+    def daily(self, start: date, end: date, currency: str) -> finance.DailyReport:
+        """Per day and variant from ``start`` to ``end`` (inclusive), with month-to-date and
+        lifetime totals as of ``end``. Folds any events the projector has not yet seen first,
+        so the report is as fresh as the log. A real currency's figures never include
+        certification games' sandbox money; ``currency=XTS`` reports the sandbox alone."""
+        if currency not in self._currencies:
+            known = ", ".join(sorted(self._currencies))
+            raise InvalidArgument("currency", f"no paytable for {currency}; known: {known}")
+        if end < start:
+            raise InvalidArgument("to", "the range ends before it starts")
+        if (end - start).days + 1 > MAX_REPORT_DAYS:
+            raise InvalidArgument("to", f"ask for at most {MAX_REPORT_DAYS} days at a time")
+        with self._uow() as uow:
+            finance.catch_up(uow)
+        with self._uow() as uow:
+            return finance.daily_report(uow, start, end, currency)
+
+    def chart(
+        self, kind: str, start: date, end: date, currency: str, variant: str | None = None
+    ) -> str:
+        """The daily report of the period drawn as SVG: money per day (for one game, or all),
+        or actual RTP against published (each game over the period, or one game day by day)
+        (service.services.finance_charts)."""
+        report = self.daily(start, end, currency)
+        if kind == "rtp":
+            published = {
+                name: found.displayed.rtp if found else None
+                for name, found in publications().items()
+            }
+            return finance_charts.rtp_chart(report, published, variant)
+        return finance_charts.money_chart(report, variant)
+
+    def reconciliation(self, day: date) -> Reconciliation:
+        """The stored (nightly) reconciliation of ``day`` if there is one, else computed now."""
+        with self._uow() as uow:
+            stored = finance.stored_reconciliation(uow, day)
+            if stored is not None:
+                computed_at, result = stored
+                return Reconciliation(result, computed_at, stored=True)
+            return Reconciliation(finance.reconcile(uow, day), None, stored=False)
