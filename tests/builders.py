@@ -18,8 +18,8 @@ from service.core.game_decider import Game, GameInfo
 from service.core.game_verification import PostingRow
 from service.core.paytable import Paytable, default_paytables
 from service.errors import RuleViolation
-from service.games import VEGAS_DRAW1, game_named
-from service.games.klondike import COLUMNS
+from service.games import game_named
+from service.games.klondike import COLUMNS, VEGAS_DRAW1
 from service.rules.actions import MoveCards
 from service.rules.cards import CANONICAL_DECK, Card, canonical_deck, is_deck
 from service.rules.game import GameRules, Reveal

@@ -24,7 +24,7 @@ from service.api.wiring import services
 from service.core import game_decider as g
 from service.core.dealing import dealing
 from service.core.duel_views import duel_view
-from service.games import KLONDIKE_DUEL
+from service.games.klondike import KLONDIKE_DUEL
 from service.rules.actions import parse as parse_action
 from service.services.duels import LoadedDuel
 

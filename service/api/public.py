@@ -13,7 +13,8 @@ from service.api.docs import AUTHENTICATED, BEARER, problems
 from service.api.problems import TYPES, Problem
 from service.api.wiring import services
 from service.core.paytable import STAKE_GRID
-from service.games import STANDALONE, VEGAS_DRAW1
+from service.games import STANDALONE
+from service.games.klondike import VEGAS_DRAW1
 from service.rtp.published import Publication, publication
 from service.rules.game import GameRules
 

@@ -36,7 +36,7 @@ from events.catalog import (
 from service import errors
 from service.core.clock import instant, parse_instant
 from service.errors import RuleViolation
-from service.games import KLONDIKE_DUEL
+from service.games.klondike import KLONDIKE_DUEL
 
 #: Each seat's game runs this long on the server's clock.
 KLONDIKE_DUEL_TIME = timedelta(seconds=KLONDIKE_DUEL.time_limit or 0)

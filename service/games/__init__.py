@@ -1,58 +1,40 @@
 """Every game the server offers, registered by id. Adding a game is adding its module here:
-nothing in the store, ledger, API, replay or audit names a game."""
+nothing in the store, ledger, API, replay or audit names a game, and nothing here lists one.
+
+Each module of this package offers its games as ``OFFERED`` (a tuple of GameRules) and says
+where its family stands in the catalogue with ``SHELF`` (GET /v1/variants lists the games in
+that order, a duel's games after every game a player deals alone); a module without a shelf
+goes last. The registry finds the modules itself.
+"""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from service import errors
 from service.errors import RuleViolation
-from service.games.forty_thieves import FORTY_THIEVES
-from service.games.golf import GOLF
-from service.games.klondike import KLONDIKE, KLONDIKE_DUEL, VEGAS_DRAW1, VEGAS_DRAW3
-from service.games.la_nivernaise import LA_NIVERNAISE
-from service.games.pyramid import PYRAMID
-from service.games.salic_law import SALIC_LAW
-from service.games.scorpion import SCORPION, SUPER_SCORPION
-from service.games.three_shuffles import THREE_SHUFFLES
-from service.games.upside_down_pyramid import UPSIDE_DOWN_PYRAMID
 from service.rules.game import GameRules
 
-__all__ = [
-    "FORTY_THIEVES",
-    "GAMES",
-    "GOLF",
-    "KLONDIKE",
-    "KLONDIKE_DUEL",
-    "LA_NIVERNAISE",
-    "PYRAMID",
-    "SALIC_LAW",
-    "SCORPION",
-    "STANDALONE",
-    "SUPER_SCORPION",
-    "THREE_SHUFFLES",
-    "UPSIDE_DOWN_PYRAMID",
-    "VEGAS_DRAW1",
-    "VEGAS_DRAW3",
-    "game_named",
-]
+__all__ = ["GAMES", "STANDALONE", "game_named"]
 
-GAMES: dict[str, GameRules] = {
-    game.id: game
-    for game in (
-        VEGAS_DRAW1,
-        VEGAS_DRAW3,
-        KLONDIKE,
-        GOLF,
-        PYRAMID,
-        SCORPION,
-        SUPER_SCORPION,
-        FORTY_THIEVES,
-        UPSIDE_DOWN_PYRAMID,
-        THREE_SHUFFLES,
-        SALIC_LAW,
-        LA_NIVERNAISE,
-        KLONDIKE_DUEL,
-    )
-}
+#: Where a family without a SHELF of its own stands: after every other.
+LAST_SHELF = 1_000
+
+
+def _offered() -> list[GameRules]:
+    """Every game of every module of this package, in catalogue order."""
+    found: list[tuple[bool, int, int, GameRules]] = []
+    for module_info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(f"{__name__}.{module_info.name}")
+        shelf = getattr(module, "SHELF", LAST_SHELF)
+        for position, game in enumerate(getattr(module, "OFFERED", ())):
+            found.append((game.duel, shelf, position, game))
+    found.sort(key=lambda entry: entry[:3])
+    return [game for *_, game in found]
+
+
+GAMES: dict[str, GameRules] = {game.id: game for game in _offered()}
 
 
 #: The games a player deals on their own for a stake: every game but a duel's seat game.

@@ -303,3 +303,7 @@ def legal_moves(table: Table) -> list[tuple[str, str, int]]:
 
 
 FORTY_THIEVES = FortyThieves()
+
+#: What this module offers, and where its family stands in the catalogue (service.games).
+OFFERED = (FORTY_THIEVES,)
+SHELF = 50

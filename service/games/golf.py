@@ -151,3 +151,7 @@ class Golf(GameRules):
 
 
 GOLF = Golf()
+
+#: What this module offers, and where its family stands in the catalogue (service.games).
+OFFERED = (GOLF,)
+SHELF = 20

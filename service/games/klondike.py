@@ -510,3 +510,12 @@ KLONDIKE_DUEL = Klondike(
         "whole second left.",
     ),
 )
+
+#: What this module offers, and where its family stands in the catalogue (service.games).
+OFFERED = (
+    VEGAS_DRAW1,
+    VEGAS_DRAW3,
+    KLONDIKE,
+    KLONDIKE_DUEL,
+)
+SHELF = 10

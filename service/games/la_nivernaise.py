@@ -406,3 +406,7 @@ def check_foundation(table: Table, card: Card, f: int) -> None:
 
 
 LA_NIVERNAISE = LaNivernaise()
+
+#: What this module offers, and where its family stands in the catalogue (service.games).
+OFFERED = (LA_NIVERNAISE,)
+SHELF = 90

@@ -254,3 +254,7 @@ class Pyramid(GameRules):
 
 
 PYRAMID = Pyramid()
+
+#: What this module offers, and where its family stands in the catalogue (service.games).
+OFFERED = (PYRAMID,)
+SHELF = 30

@@ -295,3 +295,7 @@ def _why_not_a_source(source: str) -> str:
 
 
 SALIC_LAW = SalicLaw()
+
+#: What this module offers, and where its family stands in the catalogue (service.games).
+OFFERED = (SALIC_LAW,)
+SHELF = 80

@@ -285,3 +285,10 @@ SUPER_SCORPION = Scorpion(
         "run from that King up. Pays stake x M x cards in order / 104 (rounded down).",
     ),
 )
+
+#: What this module offers, and where its family stands in the catalogue (service.games).
+OFFERED = (
+    SCORPION,
+    SUPER_SCORPION,
+)
+SHELF = 40

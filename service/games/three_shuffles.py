@@ -260,3 +260,7 @@ def legal_picks(table: Table) -> list[tuple[str, Card, str]]:
 
 
 THREE_SHUFFLES = ThreeShuffles()
+
+#: What this module offers, and where its family stands in the catalogue (service.games).
+OFFERED = (THREE_SHUFFLES,)
+SHELF = 70

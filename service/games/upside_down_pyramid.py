@@ -317,3 +317,7 @@ def legal_moves(table: Table) -> list[MoveCards]:
 
 
 UPSIDE_DOWN_PYRAMID = UpsideDownPyramid()
+
+#: What this module offers, and where its family stands in the catalogue (service.games).
+OFFERED = (UPSIDE_DOWN_PYRAMID,)
+SHELF = 60

@@ -2,52 +2,38 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from service.errors import InvalidArgument
 from service.rtp.bots import BOTS
-from service.rtp.experts import (
-    forty_thieves,
-    golf,
-    klondike,
-    la_nivernaise,
-    pyramid,
-    salic_law,
-    scorpion,
-    three_shuffles,
-    upside_down_pyramid,
-)
+from service.rtp.experts import klondike
 from service.rtp.players import Kind, Player, stateless
 from service.rules.game import GameRules
 
-#: family -> strong player (sees only what a player sees, searches). A family not listed has
+
+def _experts(name: str) -> dict[str, Player]:
+    """family -> the player named ``name`` (STRONG, CLAIRVOYANT) of every expert module that
+    names its FAMILY (the search models beside them name none)."""
+    found: dict[str, Player] = {}
+    experts = importlib.import_module("service.rtp.experts")
+    for module_info in pkgutil.iter_modules(experts.__path__):
+        module = importlib.import_module(f"service.rtp.experts.{module_info.name}")
+        if hasattr(module, "FAMILY") and hasattr(module, name):
+            found[module.FAMILY] = getattr(module, name)
+    return found
+
+
+#: family -> strong player (sees only what a player sees, searches). A family without one has
 #: none yet (its games show the reference bot's figure).
-STRONG: dict[str, Player] = {
-    "golf": golf.STRONG,
-    "salic-law": salic_law.STRONG,
-    "la-nivernaise": la_nivernaise.STRONG,
-    "klondike": klondike.STRONG,
-    "pyramid": pyramid.STRONG,
-    "scorpion": scorpion.STRONG,
-    "forty-thieves": forty_thieves.STRONG,
-    "upside-down-pyramid": upside_down_pyramid.STRONG,
-    "three-shuffles": three_shuffles.STRONG,
-}
+STRONG: dict[str, Player] = _experts("STRONG")
 #: game -> its own strong player, where the family's is not the strongest we know there. In
 #: Vegas draw one, one pass, klondike-strong/1 took 9.18 cards a deal to the bot's 9.70 on the
 #: same 2,000 deals (a sampled world's solver plans on a stock order no player can know), so
 #: that game is played by the bot improved by play-outs (RTP.md).
 STRONG_FOR_GAME: dict[str, Player] = {"vegas-draw1": klondike.ROLLOUT}
 #: family -> clairvoyant bound (knows every card).
-CLAIRVOYANT: dict[str, Player] = {
-    "golf": golf.CLAIRVOYANT,
-    "salic-law": salic_law.CLAIRVOYANT,
-    "la-nivernaise": la_nivernaise.CLAIRVOYANT,
-    "klondike": klondike.CLAIRVOYANT,
-    "pyramid": pyramid.CLAIRVOYANT,
-    "scorpion": scorpion.CLAIRVOYANT,
-    "forty-thieves": forty_thieves.CLAIRVOYANT,
-    "upside-down-pyramid": upside_down_pyramid.CLAIRVOYANT,
-    "three-shuffles": three_shuffles.CLAIRVOYANT,
-}
+CLAIRVOYANT: dict[str, Player] = _experts("CLAIRVOYANT")
 
 
 def player_for(rules: GameRules, kind: Kind) -> Player:

@@ -30,7 +30,7 @@ from service.core.duel_verification import DuelVerification, SeatStream, verify_
 from service.core.paytable import Paytable, paytable_for
 from service.core.streams import duel_stream, game_stream
 from service.errors import CertificationDisabled, DuelNotOver, NotFound, RuleViolation, TimeUp
-from service.games import KLONDIKE_DUEL
+from service.games.klondike import KLONDIKE_DUEL
 from service.services import history_audits as audit
 from service.services.games import (
     Games,

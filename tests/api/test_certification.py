@@ -21,7 +21,7 @@ from service.core import shuffle
 from service.core.context import Actor, RequestContext
 from service.core.dealing import CertificationDeal
 from service.errors import CertificationDisabled
-from service.games import VEGAS_DRAW1
+from service.games.klondike import VEGAS_DRAW1
 from service.rules.cards import CANONICAL_DECK
 from service.rules.table import Table
 from service.runtime.config import ConfigError, Settings

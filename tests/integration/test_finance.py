@@ -14,7 +14,8 @@ from service.bootstrap import Container
 from service.core import game_decider as g
 from service.core import shuffle
 from service.core.paytable import winnings
-from service.games import GAMES, GOLF
+from service.games import GAMES
+from service.games.golf import GOLF
 from service.services import finance_books as finance
 from tests.integration.conftest import OPERATOR, World, as_player
 

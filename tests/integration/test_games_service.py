@@ -26,7 +26,8 @@ from service.errors import (
     RuleViolation,
     VersionMismatch,
 )
-from service.games import VEGAS_DRAW1, klondike
+from service.games import klondike
+from service.games.klondike import VEGAS_DRAW1
 from service.rules.table import Table, seal
 from service.services.games import Games
 from service.storage.game_writes import GameWrites

@@ -15,7 +15,7 @@ from service.bootstrap import Container
 from service.core import game_decider as g
 from service.core import shuffle
 from service.core.paytable import winnings
-from service.games import GOLF
+from service.games.golf import GOLF
 from service.services.idle import collect_idle
 from service.services.seed_vault import SeedVault, rotate_keys
 from tests.integration.conftest import World, as_player

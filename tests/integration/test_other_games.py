@@ -16,7 +16,8 @@ from service.core import shuffle
 from service.core.game_verification import CHECKS, verify_game
 from service.core.paytable import winnings
 from service.core.streams import game_stream
-from service.games import GOLF, PYRAMID
+from service.games.golf import GOLF
+from service.games.pyramid import PYRAMID
 from service.rules.game import GameRules
 from service.services.games import LoadedGame
 from service.services.history_audits import stream_postings

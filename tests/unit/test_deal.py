@@ -8,7 +8,7 @@ from dataclasses import fields, is_dataclass
 from events.catalog import CardDrawn, Dealt, DealtPile, GameEvent, StakePlaced
 from service.core import game_decider as g
 from service.core import shuffle
-from service.games import VEGAS_DRAW1, VEGAS_DRAW3
+from service.games.klondike import VEGAS_DRAW1, VEGAS_DRAW3
 from service.rules.cards import CANONICAL_DECK, Card
 from service.rules.table import Pile, Table
 from tests.builders import SEED, easy_deck, play, sealed_of, start, stock_order

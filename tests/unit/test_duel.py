@@ -40,7 +40,7 @@ from service.core.duel_decider import (
     TakeSeat,
 )
 from service.errors import RuleViolation
-from service.games import KLONDIKE_DUEL
+from service.games.klondike import KLONDIKE_DUEL
 from tests.builders import SEED
 
 T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)

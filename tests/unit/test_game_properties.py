@@ -7,14 +7,18 @@ commands are exactly the ones the rules accept, undo restores the table it took 
 view never names a sealed card, the game is won exactly when the rules say so, and a game ended
 with its seed revealed passes every audit check. A timed duel game (``klondike-duel``) is dealt
 to a duel's seat and played on a server clock always inside its five minutes; it ends without
-revealing its seed (the duel reveals it), and is audited with the duel's revealed seed."""
+revealing its seed (the duel reveals it), and is audited with the duel's revealed seed.
+
+The suite is generic: what holds of one game family's tables only (its foundations' order, its
+piles' shapes) is that game's, in its own tests (``table_invariant`` in
+tests/unit/games/test_<module>.py), which the suite runs at every step."""
 
 from __future__ import annotations
 
-import itertools
+import importlib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import ClassVar
 
@@ -53,19 +57,8 @@ from service.core.game_verification import CHECKS, Revealed, verify_game
 from service.core.game_views import player_view
 from service.core.paytable import default_paytables, winnings
 from service.errors import RuleViolation
-from service.games import (
-    GAMES,
-    forty_thieves,
-    golf,
-    la_nivernaise,
-    pyramid,
-    salic_law,
-    three_shuffles,
-    upside_down_pyramid,
-)
-from service.games.scorpion import Scorpion
+from service.games import GAMES
 from service.rules import fold as table_fold
-from service.rules.building import alternate_colour_down, same_suit_down, same_suit_up
 from service.rules.cards import Card, canonical_deck
 from service.rules.game import GameRules
 from service.rules.table import Table, dealt_piles, seal, unseal
@@ -546,107 +539,12 @@ class GameMachine(RuleBasedStateMachine):
             assert waste.down == 0
         if not wastes:  # a game without a waste (Scorpion) keeps no fan
             assert table.fan == 0
-        if rules.family == "klondike":
-            for i in table.layout.of_kind("foundation"):
-                pile = table.piles[i].cards
-                assert pile == table.piles[i].up
-                for n, card in enumerate(pile):
-                    assert same_suit_up(str(card), str(pile[n - 1]) if n else None), pile
-            for i in table.layout.of_kind("tableau"):
-                up = table.piles[i].up
-                for lower, upper in itertools.pairwise(up):
-                    assert alternate_colour_down(upper, lower), up
-        if rules.family == "golf":
-            assert all(len(table.piles[i].cards) <= golf.ROWS for i in golf.T)
-            assert all(table.piles[i].down == 0 for i in golf.T)
-        if rules.family == "pyramid":
-            for n, i in enumerate(pyramid.P):
-                assert len(table.piles[i].cards) <= 1
-                assert table.piles[i].down == 0
-                if not table.piles[i].cards:  # a card leaves only once nothing covers it
-                    assert pyramid.covers(table, n) == [], n
-        if rules.family == "forty-thieves":
-            stock = table.pile(forty_thieves.STOCK)
-            assert stock.down == max(len(stock.cards) - 1, 0)  # its top card always face up
-            for i in forty_thieves.F:
-                pile = table.piles[i].cards
-                assert pile == table.piles[i].up
-                for n, card in enumerate(pile):  # each foundation: one suit, Ace up
-                    assert same_suit_up(str(card), str(pile[n - 1]) if n else None), pile
-            assert all(table.piles[i].down == 0 for i in forty_thieves.T)
-        if rules.family == "scorpion":
-            assert isinstance(rules, Scorpion)
-            (stock,) = [table.piles[i] for i in table.layout.of_kind("stock")]
-            assert stock.down == len(stock.cards)  # the stock is dealt out, never turned
-            # Dealt a whole row at a time (Super Scorpion's last row: what is left).
-            assert len(stock.cards) in {0, *range(rules.stock_cards, 0, -rules.draw_count)}
-            for c, i in enumerate(rules.t):
-                column = table.piles[i]
-                # Face-down cards are only the deal's, and never the top (auto-turn).
-                assert column.down <= (3 if c < rules.closed_columns else 0)
-                assert not column.cards or column.top is not None
-        if rules.family == "upside-down-pyramid":
-            stock = table.pile(upside_down_pyramid.STOCK)
-            assert stock.down == len(stock.cards)  # drawn three at a time, never turned
-            for i in upside_down_pyramid.F:
-                pile = table.piles[i].cards
-                assert pile == table.piles[i].up
-                for n, card in enumerate(pile):  # each foundation: one suit, Ace up
-                    assert same_suit_up(str(card), str(pile[n - 1]) if n else None), pile
-            for i in upside_down_pyramid.T:
-                assert table.piles[i].down == 0  # every column card lies face up
-                # What is left of the deal (at most 10 cards), then a run built down on it.
-                assert len(table.piles[i].cards) <= max(upside_down_pyramid.HEIGHTS) + 12
-
-        if rules.family == "salic-law":
-            hand = table.pile(salic_law.HAND)
-            assert hand.down == len(hand.cards)  # drawn one at a time, never turned
-            queens = table.pile(salic_law.QUEENS)  # set aside at the deal, in deck order, for good
-            assert (queens.cards, queens.down) == (tuple(c for c in self.deck if c[0] == "Q"), 0)
-            for i in salic_law.F:
-                pile = table.piles[i].cards
-                assert pile == table.piles[i].up
-                for n, card in enumerate(pile):  # each foundation: Ace up to Jack, any suit
-                    assert salic_law.builds_up_to_jack(str(card), str(pile[n - 1]) if n else None)
-            columns = [table.piles[i] for i in salic_law.T]
-            used = [bool(column.cards) for column in columns]
-            assert used == sorted(used, reverse=True)  # started left to right, never emptied
-            assert columns[0].cards[0] == salic_law.FIRST_KING
-            for column in columns:
-                assert column.down == 0
-                kings = [n for n, card in enumerate(column.up) if card[0] == "K"]
-                assert kings == ([0] if column.cards else [])  # its King heads it, never moves
-
-        if rules.family == "three-shuffles":
-            assert table.picks_left in (0, 1)  # the Draw, once per game
-            for suit, i in zip("SHDC", three_shuffles.F, strict=True):
-                pile = table.piles[i].cards  # its suit's Ace (there from the deal) up
-                assert pile[0] == "A" + suit
-                for n, card in enumerate(pile):
-                    assert same_suit_up(str(card), str(pile[n - 1]) if n else None), pile
-            for i in three_shuffles.T:
-                assert table.piles[i].down == 0  # every card lies face up
-        if rules.family == "la-nivernaise":
-            stock = table.pile(la_nivernaise.STOCK)
-            assert stock.down == len(stock.cards)  # dealt onto the Line, never turned
-            founded: list[tuple[bool, str]] = []
-            for f, i in enumerate(la_nivernaise.F):
-                pile = table.piles[i].up
-                assert pile == table.piles[i].cards
-                rising = la_nivernaise.builds_up(f)
-                builds = same_suit_up if rising else same_suit_down
-                for n, card in enumerate(pile):  # one suit: Ace up (0-3) or King down (4-7)
-                    assert builds(card, pile[n - 1]) if n else card[0] == ("A" if rising else "K")
-                founded.extend((rising, pile[0][1]) for _ in pile[:1])
-            assert len(set(founded)) == len(founded)  # each suit: one up, one down at most
-            for i in la_nivernaise.FL:
-                assert len(table.piles[i].cards) <= 1  # a flank holds one card
-                assert table.piles[i].down == 0
-            for i in la_nivernaise.L:
-                assert table.piles[i].down == 0  # the Line lies face up
-                assert table.piles[i].cards or not stock.cards  # an emptied column refills
         if rules.picks is None:
             assert table.picks_left is None
+        # What the game's own tests say holds of its every table.
+        own = TABLE_INVARIANTS.get(type(rules).__module__)
+        if own is not None:
+            own(rules, table, self.deck)
 
     def player_view_never_names_a_sealed_card(self) -> None:
         table = _table(self.game)
@@ -664,6 +562,21 @@ class GameMachine(RuleBasedStateMachine):
         assert view["stock_count"] == table.count("stock")
         assert view["units"] == self.game.units
         assert view["winnings"] == self.game.winnings
+
+
+def _table_invariants() -> dict[str, TableInvariant]:
+    """Each game module's own invariant, from its tests (tests/unit/games/test_<module>.py,
+    ``table_invariant``): the suite stays generic, and a game brings its own."""
+    found: dict[str, TableInvariant] = {}
+    for module in {type(rules).__module__ for rules in GAMES.values()}:
+        name = module.rsplit(".", 1)[1]
+        tests = importlib.import_module(f"tests.unit.games.test_{name}")
+        found[module] = tests.table_invariant
+    return found
+
+
+TableInvariant = Callable[[GameRules, Table, tuple[Card, ...]], None]
+TABLE_INVARIANTS = _table_invariants()
 
 
 SETTINGS = settings(
@@ -686,6 +599,10 @@ MACHINES: dict[str, type[GameMachine]] = {game_id: _machine_for(r) for game_id, 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_random_play(game_id: str) -> None:
     run_state_machine_as_test(MACHINES[game_id], settings=SETTINGS)
+
+
+def test_every_game_module_s_tests_bring_its_own_table_invariant() -> None:
+    assert set(TABLE_INVARIANTS) == {type(rules).__module__ for rules in GAMES.values()}
 
 
 def test_every_registered_game_has_its_random_play() -> None:

@@ -23,7 +23,7 @@ from service.core import game_decider as g
 from service.core import shuffle
 from service.core.paytable import winnings
 from service.errors import RuleViolation
-from service.games import KLONDIKE, VEGAS_DRAW1
+from service.games.klondike import KLONDIKE, VEGAS_DRAW1
 from service.rules.cards import RANKS, Card
 from service.rules.table import Table
 from tests.builders import GBP, SEED, easy_deck, game_on, layout, play, start

@@ -23,7 +23,7 @@ from service.core.paytable import (
     winnings,
 )
 from service.errors import RuleViolation
-from service.games import VEGAS_DRAW1, VEGAS_DRAW3
+from service.games.klondike import VEGAS_DRAW1, VEGAS_DRAW3
 
 GBP = default_paytables()["GBP"]
 VEGAS_M = VEGAS_DRAW1.multiplier

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from service.games import STANDALONE, VEGAS_DRAW1, VEGAS_DRAW3
+from service.games import STANDALONE
+from service.games.klondike import VEGAS_DRAW1, VEGAS_DRAW3
 from service.rtp import published
 from service.rtp.players import KINDS
 from service.rtp.roster import STRONG, STRONG_FOR_GAME, player_for

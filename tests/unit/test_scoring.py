@@ -25,7 +25,7 @@ from service.core import game_decider as g
 from service.core import shuffle
 from service.core.clock import instant
 from service.core.scoring import Points, first_placing, points
-from service.games import KLONDIKE_DUEL
+from service.games.klondike import KLONDIKE_DUEL
 from service.rules.cards import CANONICAL_DECK, Card
 from tests.builders import GBP, SEED, easy_deck
 

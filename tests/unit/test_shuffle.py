@@ -13,7 +13,7 @@ from statistics import NormalDist
 import pytest
 
 from service.core import shuffle
-from service.games import VEGAS_DRAW1
+from service.games.klondike import VEGAS_DRAW1
 from service.games.three_shuffles import FAN_PILES, THREE_SHUFFLES
 from service.rules.cards import ALL_CARDS, CANONICAL_DECK, Card, is_deck
 

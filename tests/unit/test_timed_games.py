@@ -34,7 +34,8 @@ from service.core.clock import instant, parse_instant
 from service.core.game_verification import CHECKS, Revealed, verify_game
 from service.core.paytable import default_paytables
 from service.errors import RuleViolation, TimeUp
-from service.games import KLONDIKE_DUEL, VEGAS_DRAW3, game_named
+from service.games import game_named
+from service.games.klondike import KLONDIKE_DUEL, VEGAS_DRAW3
 from service.rules.cards import Card
 from tests.builders import GBP, SEED, easy_deck, postings_for, recorded, turnable_deck
 

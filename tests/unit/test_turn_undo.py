@@ -10,7 +10,7 @@ from service import errors
 from service.core import game_decider as g
 from service.core.game_views import player_view
 from service.errors import RuleViolation
-from service.games import VEGAS_DRAW1, VEGAS_DRAW3
+from service.games.klondike import VEGAS_DRAW1, VEGAS_DRAW3
 from service.rules.cards import Card
 from service.rules.table import Table
 from tests.builders import (

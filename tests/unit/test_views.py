@@ -9,7 +9,7 @@ from typing import Any
 from service.core import game_decider as g
 from service.core import shuffle
 from service.core.game_views import full_view, player_view
-from service.games import VEGAS_DRAW1
+from service.games.klondike import VEGAS_DRAW1
 from tests.builders import SEED, easy_deck, play, start
 
 SEED_DECK = shuffle.derive_deck(SEED)

@@ -43,6 +43,8 @@ from service.rules.cards import Card
 from service.rules.game import GameRules
 from service.rules.table import Table
 
+#: The game family it plays (service.rtp.bots finds it by this).
+FAMILY = "forty-thieves"
 BOT_VERSION = "forty-thieves-bot/1"
 
 

@@ -24,6 +24,8 @@ from service.rules.cards import RANK_OF, Card
 from service.rules.game import GameRules
 from service.rules.table import Table
 
+#: The game family it plays (service.rtp.bots finds it by this).
+FAMILY = "golf"
 BOT_VERSION = "golf-bot/1"
 
 Heights = tuple[int, ...]

@@ -43,6 +43,8 @@ from service.rules.cards import KING, RANK_OF, RED, Card
 from service.rules.game import GameRules
 from service.rules.table import Pile, Table
 
+#: The game family it plays (service.rtp.bots finds it by this).
+FAMILY = "klondike"
 BOT_VERSION = "klondike-bot/1"
 
 COLUMNS = 7

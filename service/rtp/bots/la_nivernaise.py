@@ -39,6 +39,8 @@ from service.rules.actions import Draw, MoveCards, PlayAction, Redeal
 from service.rules.game import GameRules
 from service.rules.table import Table
 
+#: The game family it plays (service.rtp.bots finds it by this).
+FAMILY = "la-nivernaise"
 BOT_VERSION = "la-nivernaise-bot/1"
 
 #: What filling a flank costs, in cards on the foundations, while the game goes on.

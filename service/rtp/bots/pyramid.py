@@ -29,6 +29,8 @@ from service.rules.building import is_king
 from service.rules.game import GameRules
 from service.rules.table import Table
 
+#: The game family it plays (service.rtp.bots finds it by this).
+FAMILY = "pyramid"
 BOT_VERSION = "pyramid-bot/1"
 
 

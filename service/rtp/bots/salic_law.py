@@ -35,6 +35,8 @@ from service.rules.cards import Card
 from service.rules.game import GameRules
 from service.rules.table import Table
 
+#: The game family it plays (service.rtp.bots finds it by this).
+FAMILY = "salic-law"
 BOT_VERSION = "salic-law-bot/1"
 
 

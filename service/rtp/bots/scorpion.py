@@ -34,6 +34,8 @@ from service.rules.cards import Card
 from service.rules.game import GameRules
 from service.rules.table import Pile, Table
 
+#: The game family it plays (service.rtp.bots finds it by this).
+FAMILY = "scorpion"
 BOT_VERSION = "scorpion-bot/1"
 
 Score = tuple[int, int, int, int, int, int]

@@ -24,6 +24,8 @@ from service.rules.actions import MoveCards, Pick, PlayAction, Redeal
 from service.rules.game import GameRules
 from service.rules.table import Table
 
+#: The game family it plays (service.rtp.bots finds it by this).
+FAMILY = "three-shuffles"
 BOT_VERSION = "three-shuffles-bot/1"
 
 

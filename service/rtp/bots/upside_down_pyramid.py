@@ -38,6 +38,8 @@ from service.rules.cards import KING, RANK_OF, Card
 from service.rules.game import GameRules
 from service.rules.table import Table
 
+#: The game family it plays (service.rtp.bots finds it by this).
+FAMILY = "upside-down-pyramid"
 BOT_VERSION = "upside-down-pyramid-bot/1"
 
 

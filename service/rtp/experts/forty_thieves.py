@@ -331,3 +331,6 @@ CLAIRVOYANT = Player(
     f"card, {BEAM_NODES} searched per segment), or the strong player's own line if that "
     f"reaches more: a lower bound on the most any player could take",
 )
+
+#: The game family its players play (service.rtp.roster finds them by this).
+FAMILY = "forty-thieves"

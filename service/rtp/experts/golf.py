@@ -558,3 +558,6 @@ CLAIRVOYANT = Player(
     "by turn (bitsets over the height vectors), then a line to the most cards cleared",
     exact=True,
 )
+
+#: The game family its players play (service.rtp.roster finds them by this).
+FAMILY = "golf"

@@ -308,3 +308,6 @@ ROLLOUT = rollout_player(
 CLAIRVOYANT = clairvoyant_player(
     "klondike-clairvoyant/1", CLAIRVOYANT_BUDGET, DESCENT_BUDGET, DESCENT_TOTAL
 )
+
+#: The game family its players play (service.rtp.roster finds them by this).
+FAMILY = "klondike"

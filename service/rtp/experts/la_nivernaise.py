@@ -494,3 +494,6 @@ CLAIRVOYANT = Player(
     "knows the stock: every choice scored by the rollout policy on the true stock (a pilot "
     "method), or the strong player's own line if it reaches more; a lower bound",
 )
+
+#: The game family its players play (service.rtp.roster finds them by this).
+FAMILY = "la-nivernaise"

@@ -412,3 +412,6 @@ CLAIRVOYANT = Player(
     f"knows the stock's order; depth-first search with a transposition set, free Kings "
     f"taken at once, at most {BUDGET} positions (exact if exhausted, else a lower bound)",
 )
+
+#: The game family its players play (service.rtp.roster finds them by this).
+FAMILY = "pyramid"

@@ -541,3 +541,6 @@ CLAIRVOYANT = Player(
     f"targeted endgame search ({PILOT_NODES} positions) on the true hand (a pilot method); "
     f"the endgame by depth-first search of up to {ENDGAME_NODES:,} positions; a lower bound",
 )
+
+#: The game family its players play (service.rtp.roster finds them by this).
+FAMILY = "salic-law"

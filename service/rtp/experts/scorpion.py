@@ -278,3 +278,6 @@ CLAIRVOYANT = Player(
     "knows every card: the best of the bot's rollout step in the true deal and depth-first "
     f"searches ({CLAIR_BUDGET} positions); a lower bound on the most any player could take",
 )
+
+#: The game family its players play (service.rtp.roster finds them by this).
+FAMILY = "scorpion"

@@ -180,3 +180,6 @@ def clairvoyant_player(version: str, budget: int) -> Player:
 
 STRONG = strong_player("three-shuffles-strong/1", SAMPLES)
 CLAIRVOYANT = clairvoyant_player("three-shuffles-clairvoyant/1", CLAIRVOYANT_BUDGET)
+
+#: The game family its players play (service.rtp.roster finds them by this).
+FAMILY = "three-shuffles"

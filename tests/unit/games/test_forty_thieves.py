@@ -12,6 +12,7 @@ from service import errors
 from service.core import game_decider as g
 from service.core.shuffle import derive_deck
 from service.errors import RuleViolation
+from service.games import forty_thieves
 from service.games.forty_thieves import (
     FORTY_THIEVES,
     FOUNDATION_PILES,
@@ -23,12 +24,14 @@ from service.games.forty_thieves import (
 from service.rtp.bots import forty_thieves as bot
 from service.rules import fold
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Remove, Turn
+from service.rules.building import same_suit_up
 from service.rules.cards import Card, canonical_deck
-from service.rules.game import Reveal
+from service.rules.game import GameRules, Reveal
 from service.rules.table import Pile, Table, card_of, seal, table, unseal
 from tests import builders
 from tests.builders import play as play_game
 from tests.builders import play_on, start
+from tests.unit.rtp_support import bot_play_out
 
 FT = FORTY_THIEVES
 
@@ -511,19 +514,21 @@ def blinded(t: Table) -> Table:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_bot_plays_whole_games_with_legal_actions_only(seed: int) -> None:
-    t, reveal = dealt(derive_deck(bytes([seed]) * 32, None, 2))
-    for _ in range(2_000):
-        legal = FT.legal_actions(t)
-        action = bot.choose(FT, t, legal)
-        assert bot.choose(FT, blinded(t), legal) == action  # it reads no sealed card
-        if action is None:
-            break
-        assert action in legal
-        t, _ = play(t, reveal, action)
-    else:
-        pytest.fail("the game did not end in 2,000 steps")
-    assert t.pile("stock") == Pile()  # it stops only once the stock is spent
-    assert Counter(t.slots()) == Counter(canonical_deck(2))  # every card seen, none lost
+def test_the_bot_stops_only_once_the_stock_is_spent(seed: int) -> None:
+    """(The bots' contract is tests/unit/test_bots.py.)"""
+    t = bot_play_out(FT, seed)[-1]
+    assert t.pile("stock") == Pile()
     assert FT.units(t) == sum(len(t.pile(f)) for f in FOUNDATION_PILES) > 0
-    assert bot.BOT_VERSION == "forty-thieves-bot/1"
+
+
+def table_invariant(rules: GameRules, table: Table, deck: tuple[Card, ...]) -> None:
+    """What random play checks of every table of this family's games, beside every game's
+    invariants (tests/unit/test_game_properties.py)."""
+    stock = table.pile(forty_thieves.STOCK)
+    assert stock.down == max(len(stock.cards) - 1, 0)  # its top card always face up
+    for i in forty_thieves.F:
+        pile = table.piles[i].cards
+        assert pile == table.piles[i].up
+        for n, card in enumerate(pile):  # each foundation: one suit, Ace up
+            assert same_suit_up(str(card), str(pile[n - 1]) if n else None), pile
+    assert all(table.piles[i].down == 0 for i in forty_thieves.T)

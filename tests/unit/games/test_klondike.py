@@ -3,6 +3,8 @@ lab. The moves and refusals it shares with Vegas are tested in tests/unit/test_m
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from events.catalog import CardMoved, CardTurned, StockRecycled
@@ -10,7 +12,11 @@ from service import errors
 from service.core import game_decider as g
 from service.core.paytable import winnings
 from service.errors import RuleViolation
-from service.games import KLONDIKE
+from service.games.klondike import KLONDIKE
+from service.rules.building import alternate_colour_down, same_suit_up
+from service.rules.cards import Card
+from service.rules.game import GameRules
+from service.rules.table import Table
 from tests.builders import game_on, layout, pile, play
 
 HIDDEN = "4C|9C"  # a face-down card keeps auto-complete away
@@ -65,3 +71,17 @@ def test_klondike_pays_its_own_multiple_per_card() -> None:
     assert game.winnings == winnings(2, 520, KLONDIKE.multiplier, 52)
     assert game.info is not None
     assert game.info.multiplier == KLONDIKE.multiplier
+
+
+def table_invariant(rules: GameRules, table: Table, deck: tuple[Card, ...]) -> None:
+    """What random play checks of every table of this family's games, beside every game's
+    invariants (tests/unit/test_game_properties.py)."""
+    for i in table.layout.of_kind("foundation"):
+        pile = table.piles[i].cards
+        assert pile == table.piles[i].up
+        for n, card in enumerate(pile):
+            assert same_suit_up(str(card), str(pile[n - 1]) if n else None), pile
+    for i in table.layout.of_kind("tableau"):
+        up = table.piles[i].up
+        for lower, upper in itertools.pairwise(up):
+            assert alternate_colour_down(upper, lower), up

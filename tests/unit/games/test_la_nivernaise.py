@@ -22,6 +22,7 @@ from service.core.game_verification import CHECKS, verify_game
 from service.core.paytable import default_paytables, winnings
 from service.core.shuffle import derive_deck
 from service.errors import RuleViolation
+from service.games import la_nivernaise
 from service.games.la_nivernaise import (
     FLANK_PILES,
     FOUNDATION_PILES,
@@ -33,12 +34,14 @@ from service.games.la_nivernaise import (
 )
 from service.rtp.bots import la_nivernaise as bot
 from service.rules.actions import Draw, MoveCards, Pick, PlayAction, Recycle, Redeal, Remove, Turn
+from service.rules.building import same_suit_down, same_suit_up
 from service.rules.cards import Card, canonical_deck
-from service.rules.game import Reveal
+from service.rules.game import GameRules, Reveal
 from service.rules.table import Pile, Table, card_of, seal, table, unseal
 from tests import builders
 from tests.builders import SEED, play_on, postings_for, recorded, start
 from tests.builders import play as play_game
+from tests.unit.rtp_support import bot_play_out
 
 LN = LA_NIVERNAISE
 PAYTABLES = default_paytables()
@@ -793,20 +796,32 @@ def blinded(t: Table) -> Table:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_bot_plays_whole_games_with_legal_actions_only(seed: int) -> None:
-    t, reveal = dealt(derive_deck(bytes([seed]) * 32, None, 2))
-    for _ in range(2_000):
-        legal = LN.legal_actions(t)
-        action = bot.choose(LN, t, legal)
-        assert bot.choose(LN, blinded(t), legal) == action  # it reads no sealed card
-        if action is None:
-            break
-        assert action in legal
-        t, _ = play(t, action, reveal=reveal)
-    else:
-        pytest.fail("the game did not end in 2,000 steps")
-    assert t.pile("stock") == Pile()  # it stops only once the stock and the redeals are spent
+def test_the_bot_stops_only_once_the_stock_and_the_redeals_are_spent(seed: int) -> None:
+    """(The bots' contract is tests/unit/test_bots.py.)"""
+    t = bot_play_out(LN, seed)[-1]
+    assert t.pile("stock") == Pile()
     assert LN.is_won(t) or t.passes_left == 1
-    assert Counter(t.slots()) == Counter(canonical_deck(2))  # every card seen, none lost
     assert LN.units(t) == sum(len(t.pile(f)) for f in FOUNDATION_PILES) > 0
-    assert bot.BOT_VERSION == "la-nivernaise-bot/1"
+
+
+def table_invariant(rules: GameRules, table: Table, deck: tuple[Card, ...]) -> None:
+    """What random play checks of every table of this family's games, beside every game's
+    invariants (tests/unit/test_game_properties.py)."""
+    stock = table.pile(la_nivernaise.STOCK)
+    assert stock.down == len(stock.cards)  # dealt onto the Line, never turned
+    founded: list[tuple[bool, str]] = []
+    for f, i in enumerate(la_nivernaise.F):
+        pile = table.piles[i].up
+        assert pile == table.piles[i].cards
+        rising = la_nivernaise.builds_up(f)
+        builds = same_suit_up if rising else same_suit_down
+        for n, card in enumerate(pile):  # one suit: Ace up (0-3) or King down (4-7)
+            assert builds(card, pile[n - 1]) if n else card[0] == ("A" if rising else "K")
+        founded.extend((rising, pile[0][1]) for _ in pile[:1])
+    assert len(set(founded)) == len(founded)  # each suit: one up, one down at most
+    for i in la_nivernaise.FL:
+        assert len(table.piles[i].cards) <= 1  # a flank holds one card
+        assert table.piles[i].down == 0
+    for i in la_nivernaise.L:
+        assert table.piles[i].down == 0  # the Line lies face up
+        assert table.piles[i].cards or not stock.cards  # an emptied column refills

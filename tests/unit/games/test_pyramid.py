@@ -12,6 +12,7 @@ from service import errors
 from service.core import game_decider as g
 from service.core.shuffle import derive_deck
 from service.errors import RuleViolation
+from service.games import pyramid
 from service.games.pyramid import (
     COVERED_BY,
     LAYOUT,
@@ -23,10 +24,11 @@ from service.games.pyramid import (
 from service.rtp.bots import pyramid as bot
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Remove
 from service.rules.cards import CANONICAL_DECK, Card
-from service.rules.game import Reveal
+from service.rules.game import GameRules, Reveal
 from service.rules.table import Pile, Table, card_of, seal, table
 from tests import builders
 from tests.builders import play_on
+from tests.unit.rtp_support import bot_play_out
 
 # --- helpers ------------------------------------------------------------------------------------
 
@@ -367,19 +369,18 @@ def blinded(t: Table) -> Table:
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_bot_plays_whole_games_with_legal_actions_only(seed: int) -> None:
-    t, reveal = dealt(derive_deck(bytes([seed]) * 32))
-    for _ in range(300):
-        legal = PYRAMID.legal_actions(t)
-        action = bot.choose(PYRAMID, t, legal)
-        assert bot.choose(PYRAMID, blinded(t), legal) == action  # it reads no sealed card
-        if action is None:
-            break
-        assert action in legal
-        t, _ = play(t, reveal, action)
-    else:
-        pytest.fail("the game did not end in 300 steps")
-    assert PYRAMID.legal_actions(t) == []  # the bot stops only when nothing is left
-    assert sum(len(p) for p in t.piles) == 52
+def test_the_bot_stops_only_when_nothing_is_left(seed: int) -> None:
+    """(The bots' contract is tests/unit/test_bots.py.)"""
+    t = bot_play_out(PYRAMID, seed)[-1]
+    assert PYRAMID.legal_actions(t) == []
     assert PYRAMID.units(t) == len(t.pile("foundation")) > 0
-    assert bot.BOT_VERSION == "pyramid-bot/1"
+
+
+def table_invariant(rules: GameRules, table: Table, deck: tuple[Card, ...]) -> None:
+    """What random play checks of every table of this family's games, beside every game's
+    invariants (tests/unit/test_game_properties.py)."""
+    for n, i in enumerate(pyramid.P):
+        assert len(table.piles[i].cards) <= 1
+        assert table.piles[i].down == 0
+        if not table.piles[i].cards:  # a card leaves only once nothing covers it
+            assert pyramid.covers(table, n) == [], n

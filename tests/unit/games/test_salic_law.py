@@ -15,6 +15,7 @@ from service.core.game_verification import CHECKS, verify_game
 from service.core.paytable import default_paytables, winnings
 from service.core.shuffle import derive_deck
 from service.errors import RuleViolation
+from service.games import salic_law
 from service.games.salic_law import (
     FOUNDATION_PILES,
     LAYOUT,
@@ -25,11 +26,12 @@ from service.games.salic_law import (
 from service.rtp.bots import salic_law as bot
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Remove, Turn
 from service.rules.cards import Card, canonical_deck
-from service.rules.game import Reveal
+from service.rules.game import GameRules, Reveal
 from service.rules.table import Pile, Table, card_of, seal, table, unseal
 from tests import builders
 from tests.builders import SEED, play_on, postings_for, recorded, start
 from tests.builders import play as play_game
+from tests.unit.rtp_support import bot_play_out
 
 SL = SALIC_LAW
 PAYTABLES = default_paytables()
@@ -520,23 +522,12 @@ def blinded(t: Table) -> Table:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_bot_plays_whole_games_with_legal_actions_only(seed: int) -> None:
-    t, reveal = dealt(derive_deck(bytes([seed]) * 32, None, 2))
-    for _ in range(2_000):
-        legal = SL.legal_actions(t)
-        action = bot.choose(SL, t, legal)
-        assert bot.choose(SL, blinded(t), legal) == action  # it reads no sealed card
-        if action is None:
-            break
-        assert action in legal
-        t, _ = play(t, reveal, action)
-    else:
-        pytest.fail("the game did not end in 2,000 steps")
-    assert t.pile("hand") == Pile()  # it stops only once the hand is out
-    assert Counter(t.slots()) == Counter(canonical_deck(2))  # every card seen, none lost
+def test_the_bot_stops_only_once_the_hand_is_out_and_nothing_goes_up(seed: int) -> None:
+    """(The bots' contract is tests/unit/test_bots.py.)"""
+    t = bot_play_out(SL, seed)[-1]
+    assert t.pile("hand") == Pile()
     assert SL.units(t) == sum(len(t.pile(f)) for f in FOUNDATION_PILES) > 0
     assert not any(m.target in FOUNDATION_PILES for m in moves(t))  # nothing left to play up
-    assert bot.BOT_VERSION == "salic-law-bot/1"
 
 
 def test_bot_wins_the_spaces_deck() -> None:
@@ -544,3 +535,25 @@ def test_bot_wins_the_spaces_deck() -> None:
     while (action := bot.choose(SL, t, SL.legal_actions(t))) is not None:
         t, _ = play(t, reveal, action)
     assert SL.is_won(t)
+
+
+def table_invariant(rules: GameRules, table: Table, deck: tuple[Card, ...]) -> None:
+    """What random play checks of every table of this family's games, beside every game's
+    invariants (tests/unit/test_game_properties.py)."""
+    hand = table.pile(salic_law.HAND)
+    assert hand.down == len(hand.cards)  # drawn one at a time, never turned
+    queens = table.pile(salic_law.QUEENS)  # set aside at the deal, in deck order, for good
+    assert (queens.cards, queens.down) == (tuple(c for c in deck if c[0] == "Q"), 0)
+    for i in salic_law.F:
+        pile = table.piles[i].cards
+        assert pile == table.piles[i].up
+        for n, card in enumerate(pile):  # each foundation: Ace up to Jack, any suit
+            assert salic_law.builds_up_to_jack(str(card), str(pile[n - 1]) if n else None)
+    columns = [table.piles[i] for i in salic_law.T]
+    used = [bool(column.cards) for column in columns]
+    assert used == sorted(used, reverse=True)  # started left to right, never emptied
+    assert columns[0].cards[0] == salic_law.FIRST_KING
+    for column in columns:
+        assert column.down == 0
+        kings = [n for n, card in enumerate(column.up) if card[0] == "K"]
+        assert kings == ([0] if column.cards else [])  # its King heads it, never moves

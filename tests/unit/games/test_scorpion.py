@@ -18,9 +18,10 @@ from service.rtp.bots import scorpion as bot
 from service.rules import fold
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Remove, Turn, Undo
 from service.rules.cards import Card, canonical_deck
-from service.rules.game import Reveal
+from service.rules.game import GameRules, Reveal
 from service.rules.table import Pile, Table, seal, table
 from tests import builders
+from tests.unit.rtp_support import bot_play_out
 
 BOTH = pytest.mark.parametrize("rules", [SCORPION, SUPER_SCORPION], ids=["scorpion", "super"])
 
@@ -477,23 +478,26 @@ def test_the_bot_frees_a_king_above_face_down_cards_into_an_empty_column(rules: 
 
 @BOTH
 @pytest.mark.parametrize("seed", range(1, 5))
-def test_the_bot_plays_a_whole_game_with_only_legal_actions(rules: Scorpion, seed: int) -> None:
-    t, hidden = seal(rules.deal(derive_deck(bytes([seed]) * 32, None, rules.decks)))
+def test_the_bot_never_breaks_a_run_in_order_and_deals_the_whole_stock(
+    rules: Scorpion, seed: int
+) -> None:
+    """(The bots' contract is tests/unit/test_bots.py.)"""
+    tables = bot_play_out(rules, seed)
+    units = [rules.units(t) for t in tables]
+    assert units == sorted(units)
+    assert not tables[-1].pile("stock").cards
 
-    def reveal(slot: str | int) -> Card:
-        return slot if isinstance(slot, str) else hidden[slot]
 
-    units = rules.units(t)
-    for _ in range(1_000):
-        legal = rules.legal_actions(t)
-        action = bot.choose(rules, t, legal)
-        if action is None or rules.is_won(t):
-            break
-        assert action in legal
-        t, _ = play(rules, t, reveal, action)
-        assert rules.units(t) >= units  # the bot never breaks a run in order
-        units = rules.units(t)
-    else:
-        pytest.fail("the bot did not stop in 1,000 actions")
-    assert not t.pile("stock").cards
-    assert bot.BOT_VERSION == "scorpion-bot/1"
+def table_invariant(rules: GameRules, table: Table, deck: tuple[Card, ...]) -> None:
+    """What random play checks of every table of this family's games, beside every game's
+    invariants (tests/unit/test_game_properties.py)."""
+    assert isinstance(rules, Scorpion)
+    (stock,) = [table.piles[i] for i in table.layout.of_kind("stock")]
+    assert stock.down == len(stock.cards)  # the stock is dealt out, never turned
+    # Dealt a whole row at a time (Super Scorpion's last row: what is left).
+    assert len(stock.cards) in {0, *range(rules.stock_cards, 0, -rules.draw_count)}
+    for c, i in enumerate(rules.t):
+        column = table.piles[i]
+        # Face-down cards are only the deal's, and never the top (auto-turn).
+        assert column.down <= (3 if c < rules.closed_columns else 0)
+        assert not column.cards or column.top is not None

@@ -25,13 +25,15 @@ from service.core import shuffle
 from service.core.game_verification import CHECKS, verify_game
 from service.core.paytable import winnings
 from service.errors import RuleViolation
+from service.games import three_shuffles
 from service.games.three_shuffles import FAN_PILES, LAYOUT, THREE_SHUFFLES, deal_fans
 from service.rtp.bots import three_shuffles as bot
 from service.rtp.simulate import play_one
 from service.rules import fold
 from service.rules.actions import Draw, MoveCards, Pick, PlayAction, Recycle, Redeal, Turn
+from service.rules.building import same_suit_up
 from service.rules.cards import CANONICAL_DECK, RANKS, SUITS, Card
-from service.rules.game import Secrets
+from service.rules.game import GameRules, Secrets
 from service.rules.table import Pile, Table, table
 from tests import builders
 from tests.builders import SEED, play, postings_for, recorded, start
@@ -436,3 +438,16 @@ def test_the_bot_plays_seeded_deals_to_the_end() -> None:
     units = [play_one(GAME, i) for i in range(5)]
     assert all(0 <= u <= 48 for u in units)
     assert any(u > 0 for u in units)
+
+
+def table_invariant(rules: GameRules, table: Table, deck: tuple[Card, ...]) -> None:
+    """What random play checks of every table of this family's games, beside every game's
+    invariants (tests/unit/test_game_properties.py)."""
+    assert table.picks_left in (0, 1)  # the Draw, once per game
+    for suit, i in zip("SHDC", three_shuffles.F, strict=True):
+        pile = table.piles[i].cards  # its suit's Ace (there from the deal) up
+        assert pile[0] == "A" + suit
+        for n, card in enumerate(pile):
+            assert same_suit_up(str(card), str(pile[n - 1]) if n else None), pile
+    for i in three_shuffles.T:
+        assert table.piles[i].down == 0  # every card lies face up

@@ -10,17 +10,19 @@ import pytest
 from events.catalog import CardDrawn, CardMoved, GameEvent, StockRecycled
 from service import errors
 from service.core import game_decider as g
-from service.core.shuffle import derive_deck
 from service.errors import RuleViolation
+from service.games import upside_down_pyramid
 from service.games import upside_down_pyramid as udp
 from service.games.upside_down_pyramid import UPSIDE_DOWN_PYRAMID as UDP
 from service.rtp.bots import upside_down_pyramid as bot
 from service.rules import fold
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Remove, Turn
+from service.rules.building import same_suit_up
 from service.rules.cards import Card, canonical_deck, is_deck
-from service.rules.game import Reveal
+from service.rules.game import GameRules, Reveal
 from service.rules.table import Pile, Table, seal
 from tests.builders import pile, play, start
+from tests.unit.rtp_support import bot_play_out
 
 HEIGHTS = (1, 3, 5, 7, 9, 10, 8, 6, 4, 2)
 TABLEAU_CARDS = 55
@@ -606,22 +608,25 @@ def test_the_bot_uncovers_a_card_then_draws_then_recycles_then_stops() -> None:
 
 
 @pytest.mark.parametrize("seed", range(1, 5))
-def test_the_bot_plays_a_whole_game_with_only_legal_actions(seed: int) -> None:
-    table, hidden = seal(UDP.deal(derive_deck(bytes([seed]) * 32, None, 2)))
+def test_the_bot_plays_a_whole_game_never_losing_a_card_from_the_foundations(seed: int) -> None:
+    """(The bots' contract is tests/unit/test_bots.py.) It stops after its one redeal or won."""
+    tables = bot_play_out(UDP, seed)
+    units = [UDP.units(t) for t in tables]
+    assert units == sorted(units)
+    assert tables[-1].passes_left == 1 or UDP.is_won(tables[-1])
 
-    def reveal(slot: str | int) -> Card:
-        return slot if isinstance(slot, str) else hidden[slot]
 
-    units = UDP.units(table)
-    for _ in range(1_000):
-        legal = UDP.legal_actions(table)
-        action = bot.choose(UDP, table, legal)
-        if action is None:
-            break
-        assert action in legal
-        table, _ = apply(table, action, reveal)
-        assert UDP.units(table) >= units
-        units = UDP.units(table)
-    else:
-        pytest.fail("the bot did not finish in 1000 steps")
-    assert table.passes_left == 1 or UDP.is_won(table)
+def table_invariant(rules: GameRules, table: Table, deck: tuple[Card, ...]) -> None:
+    """What random play checks of every table of this family's games, beside every game's
+    invariants (tests/unit/test_game_properties.py)."""
+    stock = table.pile(upside_down_pyramid.STOCK)
+    assert stock.down == len(stock.cards)  # drawn three at a time, never turned
+    for i in upside_down_pyramid.F:
+        pile = table.piles[i].cards
+        assert pile == table.piles[i].up
+        for n, card in enumerate(pile):  # each foundation: one suit, Ace up
+            assert same_suit_up(str(card), str(pile[n - 1]) if n else None), pile
+    for i in upside_down_pyramid.T:
+        assert table.piles[i].down == 0  # every column card lies face up
+        # What is left of the deal (at most 10 cards), then a run built down on it.
+        assert len(table.piles[i].cards) <= max(upside_down_pyramid.HEIGHTS) + 12
