@@ -26,7 +26,7 @@ from service.api.problems import (
 )
 from service.api.rendering import FastJSON
 from service.api.requests import request_id
-from service.api.schemas import ProblemSchema
+from service.api.schemas.common import ProblemSchema
 from service.bootstrap import Container, build
 from service.runtime.config import Settings
 

@@ -10,12 +10,19 @@ from typing import Any
 from flask import url_for
 from marshmallow import RAISE
 
-from service.api import schemas
 from service.api.auth import allow, require_principal
 from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
 from service.api.problems import Problem
 from service.api.requests import page
+from service.api.schemas.audits import (
+    AuditSchema,
+    NewAuditSchema,
+    ReplayQuerySchema,
+    ReplaySchema,
+    SignificantPageSchema,
+    SignificantQuerySchema,
+)
 from service.api.wiring import services
 from service.core.replay import Replay
 from service.services.history_audits import Scope
@@ -37,8 +44,8 @@ blp = Blueprint("audits", __name__, description="Replays, audits and significant
     "same deck); a player their own finished games, masked as in play. ?to_version=N shows "
     "the game as it stood after event N.",
 )
-@blp.arguments(schemas.ReplayQuerySchema, location="query", unknown=RAISE)
-@blp.response(200, schemas.ReplaySchema)
+@blp.arguments(ReplayQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, ReplaySchema)
 @problems(blp, *AUTHENTICATED, 404, 409, 422)
 def replay(query: dict[str, Any], game_id: uuid.UUID) -> Any:
     principal = require_principal()
@@ -74,8 +81,8 @@ def _replay_body(replay: Replay) -> dict[str, Any]:
     "or a player) the player streams and the ledger, in chunks on the background workers. "
     "Follow its progress and findings at the Location. No body (or {}) audits everything.",
 )
-@blp.arguments(schemas.NewAuditSchema, required=False)
-@blp.response(202, schemas.AuditSchema)
+@blp.arguments(NewAuditSchema, required=False)
+@blp.response(202, AuditSchema)
 @problems(blp, *AUTHENTICATED, *WITH_BODY)
 def start_audit(body: dict[str, Any]) -> Any:
     scope = _scope(body)
@@ -110,7 +117,7 @@ def _scope(body: dict[str, Any]) -> Scope:
 @blp.route("/v1/audits/<uuid:audit_id>", methods=["GET"])
 @allow("auditor")
 @blp.doc(security=BEARER, summary="An audit's progress and findings")
-@blp.response(200, schemas.AuditSchema)
+@blp.response(200, AuditSchema)
 @problems(blp, *AUTHENTICATED, 404)
 def audit(audit_id: uuid.UUID) -> Any:
     return services().audits.audit(audit_id)
@@ -122,8 +129,8 @@ def audit(audit_id: uuid.UUID) -> Any:
     security=BEARER,
     summary="Voids, configuration changes and big wins, newest first",
 )
-@blp.arguments(schemas.SignificantQuerySchema, location="query", unknown=RAISE)
-@blp.response(200, schemas.SignificantPageSchema)
+@blp.arguments(SignificantQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, SignificantPageSchema)
 @problems(blp, *AUTHENTICATED, 422)
 def significant_events(query: dict[str, Any]) -> Any:
     limit = query["limit"]

@@ -9,11 +9,18 @@ from typing import Any
 from flask import url_for
 from marshmallow import RAISE
 
-from service.api import checkpoint_schemas as schemas
 from service.api.auth import allow, require_principal
 from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
 from service.api.requests import page as paged
+from service.api.schemas.checkpoints import (
+    AnchorKeysSchema,
+    CheckpointPageSchema,
+    CheckpointQuerySchema,
+    CheckpointSchema,
+    DocumentCheckSchema,
+    ExportedCheckpointSchema,
+)
 from service.api.wiring import services
 
 blp = Blueprint("checkpoints", __name__, description="Signed checkpoints of the event log")
@@ -29,8 +36,8 @@ blp = Blueprint("checkpoints", __name__, description="Signed checkpoints of the 
     "changed since the last checkpoint, signed with the service's Ed25519 key. 201 with the "
     "new checkpoint; 200 with the latest if nothing was appended since it.",
 )
-@blp.response(201, schemas.CheckpointSchema)
-@blp.alt_response(200, schema=schemas.CheckpointSchema, description="nothing new to sign")
+@blp.response(201, CheckpointSchema)
+@blp.alt_response(200, schema=CheckpointSchema, description="nothing new to sign")
 @problems(blp, *AUTHENTICATED)
 def create() -> Any:
     stored, created = services().anchors.checkpoint(require_principal().actor.id)
@@ -43,8 +50,8 @@ def create() -> Any:
 @blp.route("/v1/checkpoints", methods=["GET"])
 @allow("auditor", "operator")
 @blp.doc(security=BEARER, summary="The signed checkpoints, newest first")
-@blp.arguments(schemas.CheckpointQuerySchema, location="query", unknown=RAISE)
-@blp.response(200, schemas.CheckpointPageSchema)
+@blp.arguments(CheckpointQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, CheckpointPageSchema)
 @problems(blp, *AUTHENTICATED, 422)
 def page(query: dict[str, Any]) -> Any:
     limit = query["limit"]
@@ -62,7 +69,7 @@ def page(query: dict[str, Any]) -> Any:
     "outside this service, check it later with POST /v1/checkpoints/verify or offline "
     "(service/services/ANCHORS.md).",
 )
-@blp.response(200, schemas.ExportedCheckpointSchema)
+@blp.response(200, ExportedCheckpointSchema)
 @problems(blp, *AUTHENTICATED, 404)
 def one(seq: int) -> Any:
     return (
@@ -77,7 +84,7 @@ def one(seq: int) -> Any:
     summary="The public keys checkpoints are signed with",
     description="Published for anyone to check an exported checkpoint's signature.",
 )
-@blp.response(200, schemas.AnchorKeysSchema)
+@blp.response(200, AnchorKeysSchema)
 @problems(blp)
 def keys() -> Any:
     return {
@@ -99,8 +106,8 @@ def keys() -> Any:
     "its stretch, and that the database still holds the same checkpoint. A deleted stream, a "
     "cut tail or a rewritten and re-hashed stream shows here, as findings.",
 )
-@blp.arguments(schemas.ExportedCheckpointSchema)
-@blp.response(200, schemas.DocumentCheckSchema)
+@blp.arguments(ExportedCheckpointSchema)
+@blp.response(200, DocumentCheckSchema)
 @problems(blp, *AUTHENTICATED, *WITH_BODY)
 def verify(body: dict[str, Any]) -> Any:
     checked = services().anchors.check_document(body)

@@ -9,7 +9,6 @@ from typing import Any
 from flask import url_for
 from marshmallow import RAISE
 
-from service.api import schemas
 from service.api.auth import allow, require_principal
 from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
@@ -20,6 +19,17 @@ from service.api.requests import (
     request_context,
     time_cursor,
 )
+from service.api.schemas.common import PageQuerySchema
+from service.api.schemas.duels import (
+    DuelEventStreamSchema,
+    DuelListQuerySchema,
+    DuelPageSchema,
+    DuelPaytableSchema,
+    DuelReplaySchema,
+    DuelViewSchema,
+    JoinDuelSchema,
+)
+from service.api.schemas.games import ActionSchema, EmptySchema, VoidSchema
 from service.api.wiring import services
 from service.core import game_decider as g
 from service.core.dealing import dealing
@@ -56,8 +66,8 @@ def _answer(loaded: LoadedDuel, status: int = 200) -> tuple[dict[str, Any], int,
     "from a given seed or deck; certification duels are played for the sandbox currency XTS "
     "(each player's sandbox wallet), never for real money.",
 )
-@blp.arguments(schemas.JoinDuelSchema)
-@blp.response(201, schemas.DuelViewSchema)
+@blp.arguments(JoinDuelSchema)
+@blp.response(201, DuelViewSchema)
 @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
 def join(body: dict[str, Any]) -> Any:
     principal = require_principal()
@@ -78,8 +88,8 @@ def join(body: dict[str, Any]) -> Any:
 @blp.route("", methods=["GET"], endpoint="listed")
 @allow("operator", "auditor")
 @blp.doc(security=BEARER, summary="Every duel, newest first, by status and player")
-@blp.arguments(schemas.DuelListQuerySchema, location="query", unknown=RAISE)
-@blp.response(200, schemas.DuelPageSchema)
+@blp.arguments(DuelListQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, DuelPageSchema)
 @problems(blp, *AUTHENTICATED, 422)
 def listed(query: dict[str, Any]) -> Any:
     before = parse_time_cursor(query["before"]) if query["before"] else None
@@ -92,7 +102,7 @@ def listed(query: dict[str, Any]) -> Any:
 
 @blp.route("/paytables", methods=["GET"])
 @blp.doc(summary="The published duel paytables: fees, seats, rake, time to fill")
-@blp.response(200, schemas.DuelPaytableSchema(many=True))
+@blp.response(200, DuelPaytableSchema(many=True))
 @problems(blp)  # before its first request the app builds its services, which can fail (503)
 def paytables() -> Any:
     rules = {"variant": KLONDIKE_DUEL.id, "rules": list(KLONDIKE_DUEL.summary)}
@@ -105,7 +115,7 @@ def paytables() -> Any:
     security=BEARER,
     summary="A duel: your seat, game and time left while playing; every result once settled",
 )
-@blp.response(200, schemas.DuelViewSchema)
+@blp.response(200, DuelViewSchema)
 @problems(blp, *AUTHENTICATED, 404)
 def duel(duel_id: uuid.UUID) -> Any:
     principal = require_principal()
@@ -119,8 +129,8 @@ def duel(duel_id: uuid.UUID) -> Any:
     parameters=[IDEMPOTENCY_KEY_HEADER],
     summary="Deal your seat's game: the duel's deck, five minutes from now",
 )
-@blp.arguments(schemas.EmptySchema, required=False)
-@blp.response(200, schemas.DuelViewSchema)
+@blp.arguments(EmptySchema, required=False)
+@blp.response(200, DuelViewSchema)
 @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
 def deal(body: dict[str, Any], duel_id: uuid.UUID) -> Any:
     principal = require_principal()
@@ -137,8 +147,8 @@ def deal(body: dict[str, Any], duel_id: uuid.UUID) -> Any:
     description="The body is one of the seat game's legal_moves (as for /v1/games/{id}/"
     "actions). After the deadline every command is refused as time-up, and the game ends.",
 )
-@blp.arguments(schemas.ActionSchema)
-@blp.response(200, schemas.DuelViewSchema)
+@blp.arguments(ActionSchema)
+@blp.response(200, DuelViewSchema)
 @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
 def action(body: dict[str, Any], duel_id: uuid.UUID) -> Any:
     principal = require_principal()
@@ -157,8 +167,8 @@ def action(body: dict[str, Any], duel_id: uuid.UUID) -> Any:
     parameters=[IDEMPOTENCY_KEY_HEADER],
     summary="Void a duel: every fee refunded, seats still playing voided",
 )
-@blp.arguments(schemas.VoidSchema)
-@blp.response(200, schemas.DuelViewSchema)
+@blp.arguments(VoidSchema)
+@blp.response(200, DuelViewSchema)
 @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
 def void(body: dict[str, Any], duel_id: uuid.UUID) -> Any:
     return _answer(services().duels.void(request_context(), duel_id, body["reason"]))
@@ -167,7 +177,7 @@ def void(body: dict[str, Any], duel_id: uuid.UUID) -> Any:
 @blp.route("/<uuid:duel_id>/events", methods=["GET"])
 @allow("auditor")
 @blp.doc(security=BEARER, summary="The duel's raw event stream with its hash chain")
-@blp.response(200, schemas.DuelEventStreamSchema)
+@blp.response(200, DuelEventStreamSchema)
 @problems(blp, *AUTHENTICATED, 404)
 def events(duel_id: uuid.UUID) -> Any:
     intact, shown = services().duels.event_stream(duel_id)
@@ -184,7 +194,7 @@ def events(duel_id: uuid.UUID) -> Any:
     "replay's checks with the duel's seed), each seat's points worked out again from its "
     "game's events, the settlement decided again from the seats, and the ledger.",
 )
-@blp.response(200, schemas.DuelReplaySchema)
+@blp.response(200, DuelReplaySchema)
 @problems(blp, *AUTHENTICATED, 404, 409)
 def replay(duel_id: uuid.UUID) -> Any:
     principal = require_principal()
@@ -220,8 +230,8 @@ player_duels = Blueprint(
 @player_duels.route("/<uuid:player_id>/duels", methods=["GET"])
 @allow("operator", "auditor", player="self")
 @player_duels.doc(security=BEARER, summary="The duels a player sat in, newest first")
-@player_duels.arguments(schemas.PageQuerySchema, location="query", unknown=RAISE)
-@player_duels.response(200, schemas.DuelPageSchema)
+@player_duels.arguments(PageQuerySchema, location="query", unknown=RAISE)
+@player_duels.response(200, DuelPageSchema)
 @problems(player_duels, *AUTHENTICATED, 404, 422)
 def history(query: dict[str, Any], player_id: uuid.UUID) -> Any:
     before = parse_time_cursor(query["before"]) if query["before"] else None

@@ -9,7 +9,6 @@ from flask import Response, url_for
 from flask.views import MethodView
 from marshmallow import RAISE
 
-from service.api import schemas
 from service.api.auth import allow, require_principal
 from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
@@ -20,6 +19,18 @@ from service.api.requests import (
     IF_MATCH_HEADER,
     expected_version,
     request_context,
+)
+from service.api.schemas.common import Strict
+from service.api.schemas.games import (
+    ActionSchema,
+    EmptySchema,
+    EventStreamSchema,
+    GameQuerySchema,
+    GameViewSchema,
+    MoveSchema,
+    NewGameSchema,
+    TurnSchema,
+    VoidSchema,
 )
 from service.api.wiring import services
 from service.core.dealing import dealing
@@ -64,8 +75,8 @@ class Games(MethodView):
         "played for the sandbox currency XTS (the player's sandbox wallet), never for real "
         "money.",
     )
-    @blp.arguments(schemas.NewGameSchema)
-    @blp.response(201, schemas.GameViewSchema, headers=ETAG)
+    @blp.arguments(NewGameSchema)
+    @blp.response(201, GameViewSchema, headers=ETAG)
     @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
     def post(self, body: dict[str, Any]) -> Any:
         principal = require_principal()
@@ -91,8 +102,8 @@ class Game(MethodView):
         security=BEARER,
         summary="A game as its player sees it (auditors may ask for the full view)",
     )
-    @blp.arguments(schemas.GameQuerySchema, location="query", unknown=RAISE)
-    @blp.response(200, schemas.GameViewSchema, headers=ETAG)
+    @blp.arguments(GameQuerySchema, location="query", unknown=RAISE)
+    @blp.response(200, GameViewSchema, headers=ETAG)
     @problems(blp, *AUTHENTICATED, 404, 409, 422)
     def get(self, query: dict[str, Any], game_id: uuid.UUID) -> Any:
         principal = require_principal()
@@ -121,27 +132,27 @@ def _run(name: str, body: dict[str, Any], game_id: uuid.UUID) -> Any:
     return answer(loaded)
 
 
-def _command_route(name: str, schema: type[schemas.Strict], summary: str) -> None:
+def _command_route(name: str, schema: type[Strict], summary: str) -> None:
     """POST /v1/games/<id>/<name>: one command, answered with the new game view."""
-    needs_body = schema is not schemas.EmptySchema
+    needs_body = schema is not EmptySchema
 
     @blp.route(f"/<uuid:game_id>/{name}", endpoint=f"command_{name}", methods=["POST"])
     @allow(player="owner")
     @blp.doc(security=BEARER, parameters=[IDEMPOTENCY_KEY_HEADER, IF_MATCH_HEADER], summary=summary)
     # An instance, not the class: webargs would make a new schema for every request.
     @blp.arguments(schema(), required=needs_body)
-    @blp.response(200, schemas.GameViewSchema, headers=ETAG)
+    @blp.response(200, GameViewSchema, headers=ETAG)
     @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409, 412)
     def command(body: dict[str, Any], game_id: uuid.UUID) -> Any:
         return _run(name, body, game_id)
 
 
-_command_route("draw", schemas.EmptySchema, "Draw from the stock (1 or 3 cards)")
-_command_route("recycle", schemas.EmptySchema, "Turn the waste back into the stock")
-_command_route("move", schemas.MoveSchema, "Move cards between piles")
-_command_route("turn", schemas.TurnSchema, "Turn a face-down top card (a column, or any pile)")
-_command_route("undo", schemas.EmptySchema, "Undo the last action, where the rules allow")
-_command_route("collect", schemas.EmptySchema, "End the game and collect the winnings")
+_command_route("draw", EmptySchema, "Draw from the stock (1 or 3 cards)")
+_command_route("recycle", EmptySchema, "Turn the waste back into the stock")
+_command_route("move", MoveSchema, "Move cards between piles")
+_command_route("turn", TurnSchema, "Turn a face-down top card (a column, or any pile)")
+_command_route("undo", EmptySchema, "Undo the last action, where the rules allow")
+_command_route("collect", EmptySchema, "End the game and collect the winnings")
 
 
 @blp.route("/<uuid:game_id>/actions", methods=["POST"])
@@ -156,8 +167,8 @@ _command_route("collect", schemas.EmptySchema, "End the game and collect the win
     '"tableau:2"}, {"action": "redeal"}, {"action": "pick", "from": "fan:3", "card": "7H", '
     '"to": "foundation:1"}, {"action": "undo"} or {"action": "collect"}.',
 )
-@blp.arguments(schemas.ActionSchema())
-@blp.response(200, schemas.GameViewSchema, headers=ETAG)
+@blp.arguments(ActionSchema())
+@blp.response(200, GameViewSchema, headers=ETAG)
 @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409, 412)
 def action(body: dict[str, Any], game_id: uuid.UUID) -> Any:
     return _run(body["action"], body, game_id)
@@ -170,8 +181,8 @@ def action(body: dict[str, Any], game_id: uuid.UUID) -> Any:
     parameters=[IDEMPOTENCY_KEY_HEADER],
     summary="Void a game: no payout, the stake refunded",
 )
-@blp.arguments(schemas.VoidSchema)
-@blp.response(200, schemas.GameViewSchema, headers=ETAG)
+@blp.arguments(VoidSchema)
+@blp.response(200, GameViewSchema, headers=ETAG)
 @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
 def void(body: dict[str, Any], game_id: uuid.UUID) -> Any:
     return answer(services().games.void(request_context(), game_id, body["reason"]))
@@ -180,7 +191,7 @@ def void(body: dict[str, Any], game_id: uuid.UUID) -> Any:
 @blp.route("/<uuid:game_id>/events", methods=["GET"])
 @allow("auditor")
 @blp.doc(security=BEARER, summary="The game's raw event stream with its hash chain")
-@blp.response(200, schemas.EventStreamSchema)
+@blp.response(200, EventStreamSchema)
 @problems(blp, *AUTHENTICATED, 404, 409)
 def events(game_id: uuid.UUID) -> Any:
     intact, shown = services().games.event_stream(game_id)

@@ -10,7 +10,6 @@ from typing import Any
 from flask import request, url_for
 from marshmallow import RAISE
 
-from service.api import schemas
 from service.api.auth import allow
 from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
@@ -21,6 +20,21 @@ from service.api.requests import (
     parse_time_cursor,
     request_context,
     time_cursor,
+)
+from service.api.schemas.common import PageQuerySchema
+from service.api.schemas.duels import RevokedSchema
+from service.api.schemas.players import (
+    HistoryLineSchema,
+    HistoryPageSchema,
+    LedgerQuerySchema,
+    LedgerTransactionSchema,
+    NewPlayerSchema,
+    PlayerSchema,
+    PreferencesSchema,
+    SessionSchema,
+    StatementPageSchema,
+    TransferSchema,
+    WalletSchema,
 )
 from service.api.wiring import services
 from service.services.players import Posted, Preferences
@@ -38,9 +52,9 @@ blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Play
     parameters=[IDEMPOTENCY_KEY_HEADER],
     summary="Open a player account (the same external_ref again returns it, 200)",
 )
-@blp.arguments(schemas.NewPlayerSchema)
-@blp.response(201, schemas.PlayerSchema)
-@blp.alt_response(200, schema=schemas.PlayerSchema, description="The account already existed")
+@blp.arguments(NewPlayerSchema)
+@blp.response(201, PlayerSchema)
+@blp.alt_response(200, schema=PlayerSchema, description="The account already existed")
 @problems(blp, *AUTHENTICATED, *WITH_BODY, 409)
 def open_player(body: dict[str, Any]) -> Any:
     opened = services().players.open_account(
@@ -55,7 +69,7 @@ def open_player(body: dict[str, Any]) -> Any:
 @blp.route("/<uuid:player_id>", methods=["GET"])
 @allow("operator", "auditor", player="self")
 @blp.doc(security=BEARER, summary="A player account")
-@blp.response(200, schemas.PlayerSchema)
+@blp.response(200, PlayerSchema)
 @problems(blp, *AUTHENTICATED, 404)
 def player(player_id: uuid.UUID) -> Any:
     return services().players.player(player_id)
@@ -68,7 +82,7 @@ def player(player_id: uuid.UUID) -> Any:
     summary="Revoke every live session of a player",
     description="Their bearer tokens stop working at once; recorded as a significant event.",
 )
-@blp.response(200, schemas.RevokedSchema)
+@blp.response(200, RevokedSchema)
 @problems(blp, *AUTHENTICATED, 404)
 def revoke_sessions(player_id: uuid.UUID) -> Any:
     return {"revoked": services().access.revoke_player_sessions(request_context(), player_id)}
@@ -80,7 +94,7 @@ def revoke_sessions(player_id: uuid.UUID) -> Any:
     security=BEARER,
     summary="Log out: the bearer token used for this call stops working",
 )
-@blp.response(200, schemas.RevokedSchema)
+@blp.response(200, RevokedSchema)
 @problems(blp, *AUTHENTICATED, 404)
 def log_out(player_id: uuid.UUID) -> Any:
     token = request.headers.get("Authorization", "").partition(" ")[2].strip()
@@ -94,7 +108,7 @@ def log_out(player_id: uuid.UUID) -> Any:
     summary="Mint a player's bearer token",
     description="Expires after 30 minutes without use, and at a hard maximum of 8 hours.",
 )
-@blp.response(201, schemas.SessionSchema)
+@blp.response(201, SessionSchema)
 @problems(blp, *AUTHENTICATED, 404)
 def open_session(player_id: uuid.UUID) -> Any:
     session = services().access.open_session(request_context(), player_id)
@@ -132,8 +146,8 @@ def _transfer_route(kind: str) -> None:
         description="Applied exactly once per transaction_id: the same id and amount again "
         "returns the first result; the same id with anything else is refused (409).",
     )
-    @blp.arguments(schemas.TransferSchema)
-    @blp.response(201, schemas.LedgerTransactionSchema)
+    @blp.arguments(TransferSchema)
+    @blp.response(201, LedgerTransactionSchema)
     @problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409)
     def transfer(body: dict[str, Any], player_id: uuid.UUID) -> Any:
         players = services().players
@@ -155,7 +169,7 @@ _transfer_route("withdrawals")
     description="Certification games are played for the sandbox (XTS), never for real money: "
     "their stakes and winnings show in sandbox, and balance and held are untouched by them.",
 )
-@blp.response(200, schemas.WalletSchema)
+@blp.response(200, WalletSchema)
 @problems(blp, *AUTHENTICATED, 404)
 def wallet(player_id: uuid.UUID) -> Any:
     return services().players.wallet(player_id)
@@ -168,8 +182,8 @@ def wallet(player_id: uuid.UUID) -> Any:
     summary="The wallet's postings, newest first, with balances",
     description="wallet=sandbox: the sandbox wallet's, the money of certification games.",
 )
-@blp.arguments(schemas.LedgerQuerySchema, location="query", unknown=RAISE)
-@blp.response(200, schemas.StatementPageSchema)
+@blp.arguments(LedgerQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, StatementPageSchema)
 @problems(blp, *AUTHENTICATED, 404, 422)
 def ledger(query: dict[str, Any], player_id: uuid.UUID) -> Any:
     before = query["before"]
@@ -188,8 +202,8 @@ def ledger(query: dict[str, Any], player_id: uuid.UUID) -> Any:
 @blp.route("/<uuid:player_id>/history", methods=["GET"])
 @allow("operator", "auditor", player="self")
 @blp.doc(security=BEARER, summary="Betting history, newest first")
-@blp.arguments(schemas.PageQuerySchema, location="query", unknown=RAISE)
-@blp.response(200, schemas.HistoryPageSchema)
+@blp.arguments(PageQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, HistoryPageSchema)
 @problems(blp, *AUTHENTICATED, 404, 422)
 def history(query: dict[str, Any], player_id: uuid.UUID) -> Any:
     before = parse_time_cursor(query["before"]) if query["before"] else None
@@ -204,15 +218,13 @@ def history(query: dict[str, Any], player_id: uuid.UUID) -> Any:
 
 
 def _row(row: Any) -> dict[str, Any]:
-    return {
-        field: getattr(row, field) for field in schemas.HistoryLineSchema().fields if field != "net"
-    }
+    return {field: getattr(row, field) for field in HistoryLineSchema().fields if field != "net"}
 
 
 @blp.route("/<uuid:player_id>/preferences", methods=["GET"])
 @allow("operator", "auditor", player="self")
 @blp.doc(security=BEARER, summary="Sound, table colour and card back")
-@blp.response(200, schemas.PreferencesSchema)
+@blp.response(200, PreferencesSchema)
 @problems(blp, *AUTHENTICATED, 404)
 def get_preferences(player_id: uuid.UUID) -> Any:
     return services().players.preferences(player_id)
@@ -221,8 +233,8 @@ def get_preferences(player_id: uuid.UUID) -> Any:
 @blp.route("/<uuid:player_id>/preferences", endpoint="put_preferences", methods=["PUT"])
 @allow(player="self")
 @blp.doc(security=BEARER, parameters=[IDEMPOTENCY_KEY_HEADER], summary="Change the preferences")
-@blp.arguments(schemas.PreferencesSchema)
-@blp.response(200, schemas.PreferencesSchema)
+@blp.arguments(PreferencesSchema)
+@blp.response(200, PreferencesSchema)
 @problems(blp, *AUTHENTICATED, *WITH_BODY, 404)
 def put_preferences(body: dict[str, Any], player_id: uuid.UUID) -> Any:
     chosen = Preferences(body["sound"], body["colour"], body["card_back"])

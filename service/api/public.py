@@ -6,11 +6,12 @@ from typing import Any
 
 from marshmallow import RAISE
 
-from service.api import schemas
 from service.api.auth import allow, require_principal
 from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, problems
 from service.api.problems import TYPES, Problem
+from service.api.schemas.common import ProblemTypeSchema, WhoAmISchema
+from service.api.schemas.public import HealthSchema, QuoteQuerySchema, QuoteSchema, VariantsSchema
 from service.api.wiring import services
 from service.core.paytable import STAKE_GRID
 from service.games import STANDALONE
@@ -23,7 +24,7 @@ blp = Blueprint("public", __name__, description="Rules, paytables, quotes and he
 
 @blp.route("/v1/variants", methods=["GET"])
 @blp.doc(summary="Variants, paytables, stake limits and ladders, and the idle policy")
-@blp.response(200, schemas.VariantsSchema)
+@blp.response(200, VariantsSchema)
 @problems(blp)
 def variants() -> Any:
     settings = services().settings
@@ -54,7 +55,7 @@ def variants() -> Any:
     description="What a front-end (the console, say) needs after sign-in to know which pages "
     "and which player's wallet to show. Staff are named by their key's id, as in events.",
 )
-@blp.response(200, schemas.WhoAmISchema)
+@blp.response(200, WhoAmISchema)
 @problems(blp, *AUTHENTICATED)
 def whoami() -> Any:
     principal = require_principal()
@@ -115,8 +116,8 @@ def _rtp(found: Publication | None) -> dict[str, Any] | None:
 
 @blp.route("/v1/quote", methods=["GET"])
 @blp.doc(summary="What a stake wins per unit and at most, before any money moves")
-@blp.arguments(schemas.QuoteQuerySchema, location="query", unknown=RAISE)
-@blp.response(200, schemas.QuoteSchema)
+@blp.arguments(QuoteQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, QuoteSchema)
 @problems(blp, 422)
 def quote(query: dict[str, Any]) -> Any:
     q = services().games.quote(query["variant"], query["stake"], query["currency"])
@@ -129,7 +130,7 @@ def _fields(quote: Any) -> dict[str, Any]:
 
 @blp.route("/problems/<slug>", methods=["GET"])
 @blp.doc(summary="What a problem type means")
-@blp.response(200, schemas.ProblemTypeSchema)
+@blp.response(200, ProblemTypeSchema)
 @problems(blp, 404)
 def problem_type(slug: str) -> Any:
     found = TYPES.get(slug)
@@ -145,7 +146,7 @@ def problem_type(slug: str) -> Any:
 
 @blp.route("/healthz", methods=["GET"])
 @blp.doc(summary="The process is up")
-@blp.response(200, schemas.HealthSchema)
+@blp.response(200, HealthSchema)
 @problems(blp)  # before its first request the app builds its services, which can fail (503)
 def healthz() -> Any:
     return {"status": "ok"}
@@ -153,7 +154,7 @@ def healthz() -> Any:
 
 @blp.route("/readyz", methods=["GET"])
 @blp.doc(summary="The database answers")
-@blp.response(200, schemas.HealthSchema)
+@blp.response(200, HealthSchema)
 @problems(blp)
 def readyz() -> Any:
     with services().unit_of_work() as uow:

@@ -7,10 +7,16 @@ from typing import Any
 from flask import Response, request
 from marshmallow import RAISE
 
-from service.api import schemas
 from service.api.auth import allow
 from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, problems
+from service.api.schemas.reports import (
+    DailyChartQuerySchema,
+    DailyQuerySchema,
+    DailyReportSchema,
+    ReconciliationQuerySchema,
+    ReconciliationSchema,
+)
 from service.api.wiring import services
 from service.services import finance_books as finance
 
@@ -31,8 +37,8 @@ SVG = "image/svg+xml"
     "Certification games are played for the sandbox currency XTS and never count in a real "
     "currency's figures; currency=XTS reports them on their own (sandbox: true).",
 )
-@blp.arguments(schemas.DailyQuerySchema, location="query", unknown=RAISE)
-@blp.response(200, schemas.DailyReportSchema)
+@blp.arguments(DailyQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, DailyReportSchema)
 @blp.alt_response(
     200,
     description="The same report as CSV",
@@ -97,7 +103,7 @@ def _totals(totals: finance.Totals) -> dict[str, Any]:
     "with variant that game's actual RTP day by day against it. The same figures as GET "
     "/v1/reports/daily, standing alone (no remote script or font).",
 )
-@blp.arguments(schemas.DailyChartQuerySchema, location="query", unknown=RAISE)
+@blp.arguments(DailyChartQuerySchema, location="query", unknown=RAISE)
 @blp.alt_response(
     200, description="An SVG chart", content_type=SVG, schema={"type": "string"}, success=True
 )
@@ -116,8 +122,8 @@ def daily_chart(query: dict[str, Any]) -> Any:
     summary="A day's ledger totals against the game events, with every mismatch by game",
     description="The nightly stored result when there is one, else computed now.",
 )
-@blp.arguments(schemas.ReconciliationQuerySchema, location="query", unknown=RAISE)
-@blp.response(200, schemas.ReconciliationSchema)
+@blp.arguments(ReconciliationQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, ReconciliationSchema)
 @problems(blp, *AUTHENTICATED, 422)
 def reconciliation(query: dict[str, Any]) -> Any:
     found = services().reports.reconciliation(query["day"])

@@ -18,7 +18,7 @@ from flask.json.provider import DefaultJSONProvider
 
 from service.api.games import game_body
 from service.api.rendering import FastJSON, game_view_response
-from service.api.schemas import GameViewSchema
+from service.api.schemas.games import GameViewSchema
 from service.games import GAMES
 from service.services.games import LoadedGame
 from tests import random_play

@@ -21,7 +21,7 @@ from events.catalog import (
     Undone,
     Voided,
 )
-from service.api.schemas import ActionSchema
+from service.api.schemas.games import ActionSchema
 from service.core import game_decider as g
 from service.games import STANDALONE
 from service.rules.actions import ACTIONS, describe, parse

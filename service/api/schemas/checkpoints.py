@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from service.api.schemas import FindingSchema, Strict
+from service.api.schemas.audits import FindingSchema
+from service.api.schemas.common import Strict
 
 HEX64 = validate.Regexp(r"^[0-9a-f]{64}$", error="64 lowercase hex digits")
 

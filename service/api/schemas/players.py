@@ -1,0 +1,153 @@
+"""Players: accounts, sessions, the cashier, the wallet, its ledger and statement, betting
+history, preferences."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from service.api.schemas.common import (
+    CURRENCY,
+    MINOR_UNITS,
+    STATUSES,
+    PageQuerySchema,
+    Strict,
+    StrictBoolean,
+    text,
+)
+
+
+class NewPlayerSchema(Strict):
+    external_ref = fields.String(required=True, validate=text(200))
+    currency = fields.String(required=True, validate=CURRENCY)
+
+
+class PlayerSchema(Schema):
+    id = fields.UUID(required=True, attribute="player_id")
+    external_ref = fields.String(required=True)
+    currency = fields.String(required=True)
+    created_at = fields.DateTime(required=True)
+
+
+class SessionSchema(Schema):
+    token = fields.String(required=True, metadata={"description": "bearer token, shown once"})
+    player_id = fields.UUID(required=True)
+    created_at = fields.DateTime(required=True)
+    expires_at = fields.DateTime(required=True, metadata={"description": "hard maximum"})
+    idle_timeout_seconds = fields.Integer(required=True)
+
+
+class TransferSchema(Strict):
+    amount = fields.Integer(required=True, strict=True, validate=MINOR_UNITS)
+    transaction_id = fields.String(required=True, validate=text(200))
+
+
+class PostingSchema(Schema):
+    account_id = fields.String(required=True)
+    amount = fields.Integer(required=True)
+    balance_before = fields.Integer(required=True)
+    balance_after = fields.Integer(required=True)
+
+
+class LedgerTransactionSchema(Schema):
+    id = fields.UUID(required=True, attribute="transaction_id")
+    transaction_id = fields.String(required=True, attribute="client_id")
+    kind = fields.String(required=True)
+    amount = fields.Integer(required=True)
+    currency = fields.String(required=True)
+    balance_after = fields.Integer(required=True)
+    cause = fields.String(required=True, metadata={"description": "stream/version of its event"})
+    created_at = fields.DateTime(required=True)
+    postings = fields.List(fields.Nested(PostingSchema), required=True)
+
+
+class SandboxWalletSchema(Schema):
+    currency = fields.String(
+        required=True, metadata={"description": "XTS, ISO 4217's code for testing"}
+    )
+    balance = fields.Integer(
+        required=True,
+        metadata={
+            "description": "the net of the player's certification games: never funded, so it "
+            "may be below zero"
+        },
+    )
+    held = fields.Integer(
+        required=True, metadata={"description": "staked in an unfinished certification game"}
+    )
+
+
+class WalletSchema(Schema):
+    player_id = fields.UUID(required=True)
+    currency = fields.String(required=True)
+    balance = fields.Integer(required=True)
+    held = fields.Integer(
+        required=True, metadata={"description": "real money staked in an unfinished game"}
+    )
+    open_game_id = fields.UUID(
+        required=True, allow_none=True, metadata={"description": "a real or a certification game"}
+    )
+    sandbox = fields.Nested(
+        SandboxWalletSchema,
+        required=True,
+        metadata={
+            "description": "the money certification games are played for, kept apart from the "
+            "real balance: they never touch it"
+        },
+    )
+
+
+class LedgerQuerySchema(PageQuerySchema):
+    wallet = fields.String(
+        load_default="real",
+        validate=validate.OneOf(("real", "sandbox")),
+        metadata={"description": "the real wallet, or the sandbox one of certification games"},
+    )
+
+
+class StatementLineSchema(Schema):
+    posting_id = fields.Integer(required=True)
+    transaction_id = fields.UUID(required=True)
+    kind = fields.String(required=True)
+    amount = fields.Integer(required=True)
+    balance_before = fields.Integer(required=True)
+    balance_after = fields.Integer(required=True)
+    cause_stream = fields.String(required=True)
+    cause_version = fields.Integer(required=True)
+    client_transaction_id = fields.String(required=True)
+    created_at = fields.DateTime(required=True)
+
+
+class StatementPageSchema(Schema):
+    items = fields.List(fields.Nested(StatementLineSchema), required=True)
+    next = fields.String(required=True, allow_none=True, metadata={"description": "cursor"})
+
+
+class HistoryLineSchema(Schema):
+    game_id = fields.UUID(required=True)
+    variant = fields.String(required=True, metadata={"description": "the game's id"})
+    title = fields.String(required=True, metadata={"description": "the game's name"})
+    stake = fields.Integer(required=True)
+    currency = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    units = fields.Integer(required=True, metadata={"description": "what the game paid for"})
+    max_units = fields.Integer(required=True, allow_none=True)
+    foundation_count = fields.Integer(required=True, metadata={"description": "units"})
+    payout = fields.Integer(required=True)
+    refund = fields.Integer(required=True)
+    net = fields.Integer(required=True, metadata={"description": "payout + refund - stake"})
+    certification = fields.Boolean(required=True)
+    end_reason = fields.String(required=True, allow_none=True)
+    started_at = fields.DateTime(required=True)
+    last_event_at = fields.DateTime(required=True)
+    ended_at = fields.DateTime(required=True, allow_none=True)
+
+
+class HistoryPageSchema(Schema):
+    items = fields.List(fields.Nested(HistoryLineSchema), required=True)
+    next = fields.String(required=True, allow_none=True)
+
+
+class PreferencesSchema(Strict):
+    sound = StrictBoolean(required=True)
+    colour = fields.String(required=True, validate=validate.OneOf(("green", "red", "blue")))
+    card_back = fields.Integer(required=True, strict=True, validate=validate.Range(1, 12))
