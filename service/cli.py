@@ -18,7 +18,7 @@ from flask import Flask
 
 from service.bootstrap import Container, build
 from service.core.context import Actor
-from service.errors import InvalidArgument
+from service.errors import InvalidArgument, LogEmpty
 from service.games import STANDALONE, game_named
 from service.rtp import published, simulate
 from service.rtp.fanout import LostWork, Pending, gather
@@ -157,7 +157,10 @@ def checkpoints_group() -> None:
 @click.option("--by", default="cli", show_default=True, help="Who asks, for the record.")
 def checkpoints_create(by: str) -> None:
     with _services() as container:
-        stored, created = container.anchors.checkpoint(by)
+        try:
+            stored, created = container.anchors.checkpoint(by)
+        except LogEmpty as exc:
+            raise click.ClickException(str(exc)) from None
     verb = "signed" if created else "nothing new since"
     click.echo(f"{verb} checkpoint {stored.seq} at position {stored.position}")
 

@@ -190,3 +190,11 @@ class DuelNotOver(Exception):
 
 class KeyReused(Exception):
     """An idempotency key was used before for a request with other content."""
+
+
+class LogEmpty(Exception):
+    """A checkpoint was asked of an event log that holds no event yet: there is nothing to sign
+    (the first checkpoint covers the first event)."""
+
+    def __init__(self) -> None:
+        super().__init__("the event log holds no event yet: there is nothing to sign")

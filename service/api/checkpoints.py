@@ -34,11 +34,12 @@ blp = Blueprint("checkpoints", __name__, description="Signed checkpoints of the 
     description="Beat signs one every minute; this signs one on demand: the last position, "
     "the count of events and the running hash of the whole log, with the heads of the streams "
     "changed since the last checkpoint, signed with the service's Ed25519 key. 201 with the "
-    "new checkpoint; 200 with the latest if nothing was appended since it.",
+    "new checkpoint; 200 with the latest if nothing was appended since it; 409 log-empty "
+    "before the log's first event.",
 )
 @blp.response(201, CheckpointSchema)
 @blp.alt_response(200, schema=CheckpointSchema, description="nothing new to sign")
-@problems(blp, *AUTHENTICATED)
+@problems(blp, *AUTHENTICATED, 409)
 def create() -> Any:
     stored, created = services().anchors.checkpoint(require_principal().actor.id)
     body = services().anchors.summary(stored)

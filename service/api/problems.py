@@ -24,6 +24,7 @@ from service.errors import (
     IntegrityBreach,
     InvalidArgument,
     KeyReused,
+    LogEmpty,
     NotFound,
     PlayerConflict,
     RuleViolation,
@@ -107,6 +108,12 @@ _TYPES = (
         "Duel in progress",
         "A duel seat's game (its view, events and replay) and a duel's replay are sealed from "
         "staff until the duel settles or is cancelled: every seat plays the same deck.",
+    ),
+    ProblemType(
+        "log-empty",
+        409,
+        "Nothing to sign",
+        "A checkpoint covers the event log up to its last event; a log without events has none.",
     ),
     ProblemType(
         "time-up",
@@ -291,6 +298,8 @@ def from_exception(error: Exception) -> Problem:
         )
     if isinstance(error, GameInProgress):
         return Problem("game-in-progress", str(error), game_id=str(error.game_id))
+    if isinstance(error, LogEmpty):
+        return Problem("log-empty", str(error))
     if isinstance(error, DuelNotOver):
         return Problem("duel-in-progress", str(error), duel_id=str(error.duel_id))
     if isinstance(error, GameNotFinished):

@@ -45,7 +45,7 @@ from service.core.log_verification import (
     trusted_checkpoints,
     verify_log,
 )
-from service.errors import NotFound
+from service.errors import LogEmpty, NotFound
 from service.runtime.config import Settings
 from service.runtime.key_files import generated_once
 from service.services.unit_of_work import UnitOfWork
@@ -109,7 +109,8 @@ class Anchors:
 
     def checkpoint(self, requested_by: str) -> tuple[StoredCheckpoint, bool]:
         """Sign a checkpoint of the log as it stands; (it, True). If nothing was appended since
-        the latest one, or another maker got there first: (that one, False)."""
+        the latest one, or another maker got there first: (that one, False). LogEmpty before
+        the log's first event."""
         try:
             with self._uow() as uow:
                 made = self._make(uow, requested_by)
@@ -125,6 +126,8 @@ class Anchors:
     def _make(self, uow: UnitOfWork, requested_by: str) -> tuple[StoredCheckpoint, bool]:
         latest = uow.checkpoints.latest()
         position, now = uow.checkpoints.log_head()
+        if latest is None and position == 0:
+            raise LogEmpty  # the first checkpoint covers the first event
         if latest is not None and latest.position >= position and self._holds(latest, position):
             return latest, False
         base, reached = self._base(uow, latest, position)

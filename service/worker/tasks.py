@@ -16,6 +16,7 @@ from typing import Any
 from celery import shared_task
 
 from service.bootstrap import Container, build
+from service.errors import LogEmpty
 from service.rtp import simulate
 from service.rtp.players import Kind
 from service.runtime.config import Settings
@@ -113,8 +114,11 @@ def audit_chunk(audit_id: str, units: list[str]) -> int:
 @shared_task(name="vegas.checkpoint_log")
 def checkpoint_log() -> int:
     """Sign a checkpoint of the event log, if anything was appended since the last one
-    (beat: every minute); the checkpoint's number."""
-    stored, _ = services().anchors.checkpoint("beat")
+    (beat: every minute); the checkpoint's number (0: the log holds no event yet)."""
+    try:
+        stored, _ = services().anchors.checkpoint("beat")
+    except LogEmpty:
+        return 0
     return stored.seq
 
 

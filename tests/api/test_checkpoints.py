@@ -8,9 +8,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from events.anchor import load_public_keys, verify_document
 from service.app import create_app
 from service.bootstrap import Container
+from service.core.context import Actor, RequestContext
+from service.worker import tasks
 from tests.api.client import Http, assert_problem
 from tests.workers import worker_environment
 
@@ -97,3 +101,29 @@ def test_the_command_line_exports_and_verifies(
     assert failed.exit_code == 1
     assert "FAILED" in failed.output
     assert "checkpoint-signature" in failed.output
+
+
+def test_before_the_log_s_first_event_there_is_nothing_to_sign(
+    fresh_container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh service (`make run` on a new machine): beat's checkpoint finds nothing to sign
+    and says so quietly; asked over HTTP it is a 409 log-empty problem, not a 500; the
+    command line says so. Once the log holds an event, the first checkpoint covers it."""
+    app = create_app(fresh_container)
+    app.config["TESTING"] = True
+    auditor = fresh_container.access.create_key("fresh-auditor", "auditor")
+    client = Http(app.test_client(), auditor, auditor, auditor)
+    assert_problem(client.post("/v1/checkpoints", auditor), 409, "log-empty")
+    monkeypatch.setattr(tasks, "_container", fresh_container)  # the worker's services
+    assert tasks.checkpoint_log() == 0
+    refused = app.test_cli_runner().invoke(
+        args=["checkpoints", "create"], env=worker_environment(fresh_container.settings)
+    )
+    assert refused.exit_code == 1
+    assert "nothing to sign" in refused.output
+    assert fresh_container.anchors.page(before=None, limit=5) == []
+
+    fresh_container.players.open_account(RequestContext(Actor("test", "operator")), "first", "GBP")
+    made = client.post("/v1/checkpoints", auditor)
+    assert made.status_code == 201, made.get_json()
+    assert (made.get_json()["seq"], made.get_json()["events"]) == (1, 1)

@@ -669,6 +669,7 @@ NAMED = {
     "game-in-progress": 409,
     "game-finished": 409,
     "concurrent-update": 409,
+    "log-empty": 409,
     "transaction-id-reused": 409,
     "version-mismatch": 412,
     "payload-too-large": 413,
