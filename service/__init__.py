@@ -1,4 +1,9 @@
-"""Vegas Solitaire game server: what the system does (rules, deciders, wallet, HTTP, tasks)."""
+"""Patience games server. A functional core (``rules``, ``games``, ``core``: pure) inside an
+imperative shell (``services`` over ``storage``; ``api`` and ``worker`` calling the services;
+``runtime`` for configuration, the database and the processes). ``bootstrap`` is the one
+composition root; ``app``, ``wsgi`` and ``cli`` are the entry points; ``errors`` are shared by
+every layer; ``rtp`` is the RTP lab and ``console`` the web console. README's Layout says what
+each holds, and the import contracts in pyproject.toml keep it so."""
 
 from __future__ import annotations
 
