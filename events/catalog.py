@@ -407,6 +407,21 @@ class PreferencesChanged:
     card_back: int  # one of the 12 card back designs
 
 
+@dataclass(frozen=True, slots=True)
+class LimitChanged:
+    """A safer-gambling limit of the player set (by the player or an operator): what it was,
+    what it is now, and from when the new value holds (at once when stricter, a day later
+    when looser). ``None`` is no limit. The state of a limit is its last change."""
+
+    TYPE: ClassVar[str] = "LimitChanged"
+    VERSION: ClassVar[int] = 1
+
+    limit: str  # service.core.safer_gambling.LIMITS
+    previous: int | None  # the value in force when it was changed
+    value: int | None
+    effective_from: str  # instant: from when ``value`` holds
+
+
 GameEvent = (
     StakePlaced
     | Dealt
@@ -443,7 +458,7 @@ GAME_EVENT_TYPES: tuple[type[GameEvent], ...] = (
     Voided,
 )
 
-PlayerEvent = PlayerRegistered | FundsDeposited | FundsWithdrawn | PreferencesChanged
+PlayerEvent = PlayerRegistered | FundsDeposited | FundsWithdrawn | PreferencesChanged | LimitChanged
 
 DuelEvent = DuelOpened | SeatTaken | SeatDealt | SeatFinished | DuelSettled | DuelCancelled
 
@@ -461,6 +476,7 @@ PLAYER_EVENT_TYPES: tuple[type[PlayerEvent], ...] = (
     FundsDeposited,
     FundsWithdrawn,
     PreferencesChanged,
+    LimitChanged,
 )
 
 AnyEvent = GameEvent | PlayerEvent | DuelEvent

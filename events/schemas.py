@@ -97,6 +97,7 @@ class DealtSchema(EventSchema):
 
 
 #: Server-clock times as recorded: ISO 8601 in UTC, to the microsecond ("...T20:10:00.000000Z").
+_POSITIVE = validate.Range(min=1)
 INSTANT = validate.Regexp(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z\Z")
 
 
@@ -326,6 +327,14 @@ class PreferencesChangedSchema(EventSchema):
     card_back = fields.Integer(required=True, strict=True, validate=validate.Range(1, 12))
 
 
+class LimitChangedSchema(EventSchema):
+    event_class = catalog.LimitChanged
+    limit = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    previous = fields.Integer(required=True, strict=True, allow_none=True, validate=_POSITIVE)
+    value = fields.Integer(required=True, strict=True, allow_none=True, validate=_POSITIVE)
+    effective_from = _instant()
+
+
 SCHEMAS: dict[type[Any], Schema] = {
     schema.event_class: schema()
     for schema in (
@@ -354,5 +363,6 @@ SCHEMAS: dict[type[Any], Schema] = {
         FundsDepositedSchema,
         FundsWithdrawnSchema,
         PreferencesChangedSchema,
+        LimitChangedSchema,
     )
 }

@@ -16,7 +16,16 @@ from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
 
 from service import cli, console
-from service.api import audits, checkpoints, duels, games, players, public, reports
+from service.api import (
+    audits,
+    checkpoints,
+    duels,
+    games,
+    players,
+    public,
+    reports,
+    safer_gambling,
+)
 from service.api.problems import (
     MEDIA_TYPE,
     Problem,
@@ -96,6 +105,7 @@ def create_app(
     api = VegasApi(app)
     api.register_blueprint(public.blp)
     api.register_blueprint(players.blp)
+    api.register_blueprint(safer_gambling.blp)
     api.register_blueprint(games.blp)
     api.register_blueprint(duels.blp)
     api.register_blueprint(duels.player_duels)

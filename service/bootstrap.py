@@ -20,6 +20,7 @@ from service.services.duels import Duels
 from service.services.finance_reports import Reports
 from service.services.games import Games
 from service.services.players import Players
+from service.services.safer_gambling import SaferGambling
 from service.services.seed_vault import SeedVault, embedded_key
 from service.services.unit_of_work import UnitOfWork
 from service.worker.config import make_celery
@@ -38,6 +39,7 @@ class Container:
     audits: Audits
     reports: Reports
     anchors: Anchors
+    safer: SaferGambling
     celery: Celery
 
     def unit_of_work(self) -> UnitOfWork:
@@ -71,10 +73,12 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
         return celery.send_task(name, args=args, queue=settings.celery_queue)
 
     anchors = Anchors(unit_of_work, signer, anchor_keys)
+    safer = SaferGambling(unit_of_work, settings.paytables, clock=system_clock)
     games = Games(
         unit_of_work,
         dict(settings.paytables),
         vault,
+        safer,
         certification_mode=settings.certification_mode,
         big_win_threshold=settings.big_win_threshold,
         clock=system_clock,
@@ -84,7 +88,7 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
         database_url=url,
         pool=pool,
         vault=vault,
-        players=Players(unit_of_work, dict(settings.paytables)),
+        players=Players(unit_of_work, dict(settings.paytables), safer),
         games=games,
         duels=Duels(
             unit_of_work,
@@ -92,13 +96,15 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
             settings.duel_paytables,
             settings.paytables,
             vault,
+            safer,
             certification_mode=settings.certification_mode,
             big_win_threshold=settings.big_win_threshold,
             clock=system_clock,
         ),
-        access=Access(unit_of_work),
+        access=Access(unit_of_work, session_idle=settings.session_idle),
         audits=Audits(unit_of_work, settings.paytables, send_task),
         reports=Reports(unit_of_work, settings.paytables),
         anchors=anchors,
+        safer=safer,
         celery=celery,
     )

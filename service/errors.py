@@ -6,6 +6,8 @@ only ever added, never renamed. The sentence is for humans and may be reworded.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 
 class RuleViolation(Exception):
     """A command broke a rule of the game, the paytable or the deal."""
@@ -198,3 +200,15 @@ class LogEmpty(Exception):
 
     def __init__(self) -> None:
         super().__init__("the event log holds no event yet: there is nothing to sign")
+
+
+class LimitExceeded(Exception):
+    """A wager or a deposit would break one of the player's safer-gambling limits: which, what
+    is left of it (for the maximum stake: the maximum), and when it resets (None: never)."""
+
+    def __init__(self, limit: str, remaining: int, resets_at: datetime | None) -> None:
+        when = f"; it resets at {resets_at.isoformat()}" if resets_at is not None else ""
+        super().__init__(f"the player's {limit} limit allows {remaining} more{when}")
+        self.limit = limit
+        self.remaining = remaining
+        self.resets_at = resets_at

@@ -24,6 +24,7 @@ from service.errors import (
     IntegrityBreach,
     InvalidArgument,
     KeyReused,
+    LimitExceeded,
     LogEmpty,
     NotFound,
     PlayerConflict,
@@ -176,6 +177,14 @@ _TYPES = (
         "The wallet balance does not cover the amount.",
     ),
     ProblemType(
+        "limit-exceeded",
+        422,
+        "Limit exceeded",
+        "The wager or deposit would break one of the player's safer-gambling limits: limit names "
+        "it, remaining is what it still allows (for max-stake: the maximum) and resets_at when "
+        "its period ends. Nothing was applied.",
+    ),
+    ProblemType(
         "idempotency-key-reused",
         422,
         "Idempotency key reused",
@@ -295,6 +304,15 @@ def from_exception(error: Exception) -> Problem:
     if isinstance(error, InsufficientFunds):
         return Problem(
             "insufficient-funds", f"the balance does not cover {error.amount} minor units"
+        )
+    if isinstance(error, LimitExceeded):
+        resets = error.resets_at.isoformat() if error.resets_at is not None else None
+        return Problem(
+            "limit-exceeded",
+            str(error),
+            limit=error.limit,
+            remaining=error.remaining,
+            resets_at=resets,
         )
     if isinstance(error, GameInProgress):
         return Problem("game-in-progress", str(error), game_id=str(error.game_id))

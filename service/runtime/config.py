@@ -77,6 +77,8 @@ class Settings:
     checkpoint_every: float = 60.0
     certification_mode: bool = False
     idle_collect_after: timedelta = timedelta(hours=24)
+    #: A player session lapses after this long without a request (GLI-19 s2.5.4: 30 minutes).
+    session_idle: timedelta = timedelta(minutes=30)
     paytables: Mapping[str, Paytable] = field(default_factory=default_paytables)
     #: None: Celery uses kombu's filesystem transport in data_dir (no server to install).
     celery_broker_url: str | None = None
@@ -167,6 +169,7 @@ class Settings:
                 idle_collect_after=timedelta(
                     seconds=int(env.get("IDLE_COLLECT_AFTER_SECONDS", str(24 * 3600)))
                 ),
+                session_idle=timedelta(minutes=float(env.get("SESSION_IDLE_MINUTES", "30"))),
                 paytables=paytables,
                 celery_broker_url=env.get("CELERY_BROKER_URL") or None,
                 celery_result_backend=env.get("CELERY_RESULT_BACKEND") or None,

@@ -39,6 +39,7 @@ from service.services.games import (
     new_deal,
     played_for,
 )
+from service.services.safer_gambling import SaferGambling
 from service.services.seed_vault import SeedVault
 from service.services.unit_of_work import UnitOfWork
 from service.storage.duels import DuelRow, duel_rows
@@ -71,12 +72,14 @@ class Duels:
         paytables: Mapping[str, d.DuelPaytable],
         game_paytables: Mapping[str, Paytable],
         vault: SeedVault,
+        safer: SaferGambling,
         *,
         certification_mode: bool = False,
         big_win_threshold: int = 100_000,
         clock: Clock = system_clock,
     ) -> None:
         self._uow = unit_of_work
+        self._safer = safer
         self._big_win_threshold = big_win_threshold
         self._games = games
         self._paytables = dict(paytables)
@@ -141,6 +144,7 @@ class Duels:
             # A certification duel is played for the sandbox: the same fees, in its currency.
             table = replace(real, currency=ledger.game_currency(real.currency, certify))
             table.check(fee, seats)
+            self._safer.check_wager_in(uow, player_id, table.currency, fee)
             now = self.clock()
             found = None
             if certification is None:

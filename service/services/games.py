@@ -41,6 +41,7 @@ from service.errors import (
 )
 from service.games import game_named
 from service.rules.cards import Card
+from service.services.safer_gambling import SaferGambling
 from service.services.seed_vault import SeedVault
 from service.services.unit_of_work import UnitOfWork
 from service.storage.projections import HistoryRow
@@ -113,6 +114,7 @@ class Games:
         unit_of_work: Callable[[], UnitOfWork],
         paytables: dict[str, Paytable],
         vault: SeedVault,
+        safer: SaferGambling,
         *,
         certification_mode: bool = False,
         big_win_threshold: int = 100_000,
@@ -121,6 +123,7 @@ class Games:
         self._uow = unit_of_work
         self._paytables = paytables
         self._vault = vault
+        self._safer = safer
         self._certification_mode = certification_mode
         self._big_win_threshold = big_win_threshold
         self._cache = _StateCache()
@@ -163,6 +166,7 @@ class Games:
             open_game = uow.projections.open_game(player_id)
             if open_game is not None:
                 raise GameInProgress(open_game.game_id)
+            self._safer.check_wager_in(uow, player_id, table.currency, stake)
 
             game_id = uuid.uuid4()
             rules = game_named(variant)

@@ -18,6 +18,7 @@ from service.core.context import RequestContext, event_metadata
 from service.core.paytable import Paytable, paytable_for
 from service.core.streams import player_stream
 from service.errors import NotFound, PlayerConflict, RuleViolation
+from service.services.safer_gambling import SaferGambling
 from service.services.unit_of_work import UnitOfWork
 from service.storage.ledger import Posted as Posted
 from service.storage.ledger import StatementLine
@@ -66,8 +67,12 @@ class SavedPreferences:
 
 class Players:
     def __init__(
-        self, unit_of_work: Callable[[], UnitOfWork], paytables: dict[str, Paytable]
+        self,
+        unit_of_work: Callable[[], UnitOfWork],
+        paytables: dict[str, Paytable],
+        safer: SaferGambling,
     ) -> None:
+        self._safer = safer
         self._uow = unit_of_work
         self._paytables = paytables
 
@@ -159,6 +164,8 @@ class Players:
                 uow.remember(request, {"client_transaction_id": entry.client_transaction_id})
                 uow.commit()
                 return earlier
+            if deposit:
+                self._safer.check_deposit_in(uow, player_id, player.currency, amount)
             event: Any = (FundsDeposited if deposit else FundsWithdrawn)(
                 amount, player.currency, transaction_id
             )

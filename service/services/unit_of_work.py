@@ -25,6 +25,7 @@ from service.storage.duels import DuelStore
 from service.storage.game_writes import GameWrites
 from service.storage.idempotency import IdempotencyStore
 from service.storage.ledger import LedgerStore
+from service.storage.limits import LimitStore
 from service.storage.projections import ProjectionStore
 from service.storage.seeds import SeedStore
 from service.storage.significant import SignificantStore
@@ -43,6 +44,7 @@ class UnitOfWork:
     checkpoints: CheckpointStore
     game_writes: GameWrites
     advantage: AdvantageReads
+    limits: LimitStore
 
     def __init__(self, pool: ConnectionPool) -> None:
         self._pool = pool
@@ -64,6 +66,7 @@ class UnitOfWork:
         self.checkpoints = CheckpointStore(self.conn)
         self.game_writes = GameWrites(self.conn)
         self.advantage = AdvantageReads(self.conn)
+        self.limits = LimitStore(self.conn)
         return self
 
     def outside_transaction(self) -> None:

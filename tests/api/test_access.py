@@ -357,6 +357,16 @@ ROUTES: tuple[Route, ...] = (
         at("/v1/players/{player}/preferences", **PREFERENCES),
         own(OK),
     ),
+    # safer gambling (a limit far above anything the matrix wagers)
+    Route(
+        "GET", f"{PLAYER}/limits", at("/v1/players/{player}/limits"), own(OK, "operator", "auditor")
+    ),
+    Route(
+        "PUT",
+        f"{PLAYER}/limits/<limit>",
+        at("/v1/players/{player}/limits/loss-month", value=10**10),
+        own(OK, "operator"),
+    ),
     # games
     Route(
         "POST",
@@ -702,6 +712,7 @@ def test_a_revoked_staff_key_is_401(http: Http, container: Container) -> None:
         "/v1/players/{player}/ledger",
         "/v1/players/{player}/history",
         "/v1/players/{player}/preferences",
+        "/v1/players/{player}/limits",
         "/v1/games/{game}",
     ],
 )

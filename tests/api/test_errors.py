@@ -676,6 +676,7 @@ NAMED = {
     "validation-error": 422,
     "rule-violation": 422,
     "insufficient-funds": 422,
+    "limit-exceeded": 422,
     "idempotency-key-reused": 422,
     "internal-error": 500,
     "integrity-breach": 500,

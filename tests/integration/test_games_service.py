@@ -378,7 +378,7 @@ def test_a_game_can_be_read_as_it_was_at_any_version(world: World) -> None:
 def test_certification_deals_need_certification_mode(container: Container) -> None:
     player = World(container).player(balance=520)
     games = Games(
-        container.unit_of_work, dict(container.settings.paytables), container.vault
+        container.unit_of_work, dict(container.settings.paytables), container.vault, container.safer
     )  # certification mode off
     with pytest.raises(CertificationDisabled):
         games.start(

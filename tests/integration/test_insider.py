@@ -23,11 +23,13 @@ from psycopg.types.json import Jsonb
 from events.chain import GENESIS, event_hash
 from service.bootstrap import Container, build
 from service.core import game_decider as g
+from service.core.context import Actor, RequestContext
 from service.core.ledger import player_account
 from service.errors import IntegrityBreach
 from service.runtime import database as db
 from service.services import finance_books as finance
 from service.services import history_audits as audit
+from service.services.safer_gambling import SaferGambling
 from tests.dbtools import OWNER_ROLE, SERVICE_ROLE, ScratchDatabase
 from tests.integration.conftest import World, as_player
 from tests.integration.test_audit import _run, _tamper
@@ -393,6 +395,9 @@ def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
 
         for constant, sql_text in OLDER_WRITES.items():
             monkeypatch.setattr(constant, sql_text)
+        # The release before had no limits (0017): its deals and deposits checked none.
+        monkeypatch.setattr(SaferGambling, "check_wager_in", lambda *_: None)
+        monkeypatch.setattr(SaferGambling, "check_deposit_in", lambda *_: None)
         before = build(settings, migrate=False)
         try:
             world = World(before)
@@ -406,7 +411,8 @@ def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
             before.close()
         monkeypatch.undo()
 
-        assert "0016.functions-not-tables" in db.migrate(urls.migration)
+        applied = db.migrate(urls.migration)
+        assert {"0016.functions-not-tables", "0017.safer-gambling"} <= set(applied)
         after = build(settings, migrate=False)
         try:
             assert _run(after, audit.Scope("all")).findings == ()
@@ -426,3 +432,27 @@ def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
             conn.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
             )
+
+
+# --- safer gambling -------------------------------------------------------------------------------
+
+
+def test_a_player_s_limit_cannot_be_lifted_by_the_service_login(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """The limits the service enforces change only as a LimitChanged is appended to the log
+    (migrations/0017): the service's login can neither edit, delete nor add a limit row, nor
+    call the trigger's function."""
+    player = World(fresh_container).player(balance=0)
+    request = RequestContext(Actor(str(player.player_id), "player"))
+    fresh_container.safer.set_limit(request, player.player_id, "loss-day", 520)
+    _refused(insider, "UPDATE player_limits SET value = NULL")
+    _refused(insider, "DELETE FROM player_limits")
+    _refused(
+        insider,
+        "INSERT INTO player_limits VALUES (%s, 'max-stake', NULL, 10, now(), now())",
+        (player.player_id,),
+    )
+    _refused(insider, "SELECT project_limit_change()")
+    limits = fresh_container.safer.limits(player.player_id).limits
+    assert [v.value for v in limits if v.limit == "loss-day"] == [520]

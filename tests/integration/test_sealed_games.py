@@ -224,6 +224,7 @@ def test_a_service_with_nothing_cached_draws_from_the_decrypted_secret(
         container.unit_of_work,
         dict(container.settings.paytables),
         container.vault,
+        container.safer,
         certification_mode=True,
     )
     me = as_player(player.player_id)
@@ -309,6 +310,7 @@ def test_a_game_dealt_before_sealing_is_played_masked_and_collected_after_the_up
         container.unit_of_work,
         dict(container.settings.paytables),
         container.vault,
+        container.safer,
         certification_mode=True,
     )
     loaded = cold.play(me, game_id, g.Draw())

@@ -27,6 +27,7 @@ def _fresh(world: World) -> Games:
         c.unit_of_work,
         dict(c.settings.paytables),
         c.vault,
+        c.safer,
         certification_mode=c.settings.certification_mode,
     )
 

@@ -64,6 +64,13 @@ class ProblemSchema(Schema):
     errors = fields.Dict(metadata={"description": "field -> messages, for validation errors"})
     game_id = fields.String()
     current_version = fields.Integer()
+    limit = fields.String(metadata={"description": "limit-exceeded: which limit"})
+    remaining = fields.Integer(
+        metadata={"description": "limit-exceeded: what it still allows (max-stake: the maximum)"}
+    )
+    resets_at = fields.DateTime(
+        allow_none=True, metadata={"description": "limit-exceeded: when its period ends"}
+    )
 
 
 class WhoAmISchema(Schema):

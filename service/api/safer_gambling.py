@@ -1,0 +1,69 @@
+"""Safer gambling: a player's limits, read by the player and staff, set by the player or an
+operator (stricter at once, looser after 24 hours)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from service.api.auth import allow
+from service.api.blueprint import Blueprint
+from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
+from service.api.problems import Problem
+from service.api.requests import IDEMPOTENCY_KEY_HEADER, request_context
+from service.api.schemas.safer_gambling import LimitsSchema, SetLimitSchema
+from service.api.wiring import services
+from service.core.safer_gambling import LIMITS
+from service.services.safer_gambling import Limits
+
+blp = Blueprint(
+    "safer_gambling",
+    __name__,
+    url_prefix="/v1/players",
+    description="Safer gambling: limits on deposits, losses and stakes",
+)
+
+
+def _rendered(limits: Limits) -> tuple[dict[str, Any], int, dict[str, str]]:
+    shown = [
+        {
+            "limit": v.limit,
+            "value": v.value,
+            "used": v.used,
+            "remaining": None if v.value is None else max(v.value - v.used, 0),
+            "resets_at": v.resets_at,
+            "pending": v.pending,
+            "pending_from": v.pending_from,
+        }
+        for v in limits.limits
+    ]
+    body = {"player_id": limits.player_id, "currency": limits.currency, "limits": shown}
+    return body, 200, {"Idempotent-Replayed": "true"} if limits.replayed else {}
+
+
+@blp.route("/<uuid:player_id>/limits", methods=["GET"])
+@allow("operator", "auditor", player="self")
+@blp.doc(security=BEARER, summary="The player's limits, what each has used and when it resets")
+@blp.response(200, LimitsSchema)
+@problems(blp, *AUTHENTICATED, 404)
+def limits(player_id: uuid.UUID) -> Any:
+    return _rendered(services().safer.limits(player_id))
+
+
+@blp.route("/<uuid:player_id>/limits/<limit>", endpoint="set_limit", methods=["PUT"])
+@allow("operator", player="self")
+@blp.doc(
+    security=BEARER,
+    parameters=[IDEMPOTENCY_KEY_HEADER],
+    summary="Set one limit (stricter at once, looser after 24 hours)",
+    description="limit: " + ", ".join(LIMITS) + ". Every change is recorded on the player's "
+    "stream (who, when, the old and the new value, from when it holds).",
+)
+@blp.arguments(SetLimitSchema)
+@blp.response(200, LimitsSchema)
+@problems(blp, *AUTHENTICATED, *WITH_BODY, 404)
+def set_limit(body: dict[str, Any], player_id: uuid.UUID, limit: str) -> Any:
+    if limit not in LIMITS:
+        raise Problem("not-found", f"no limit {limit}; the limits are {', '.join(LIMITS)}")
+    saved = services().safer.set_limit(request_context(), player_id, limit, body["value"])
+    return _rendered(saved)

@@ -1,0 +1,58 @@
+"""Safer gambling: a player's limits, as shown and as set."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from service.api.schemas.common import Strict
+from service.core.safer_gambling import LIMITS, MOST
+
+
+class LimitSchema(Schema):
+    limit = fields.String(
+        required=True,
+        validate=validate.OneOf(LIMITS),
+        metadata={
+            "description": "deposit-day/week/month: gross deposits; loss-day/week/month: net "
+            "loss (stakes and fees less winnings, refunds and prizes); max-stake: one game's "
+            "stake or one duel's fee. Periods are UTC calendar days, weeks (from Monday) and "
+            "months."
+        },
+    )
+    value = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "in force now; null: no limit"}
+    )
+    used = fields.Integer(
+        required=True, metadata={"description": "this period's deposits or net loss"}
+    )
+    remaining = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "null: no limit"}
+    )
+    resets_at = fields.DateTime(required=True, allow_none=True)
+    pending = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "a looser value waiting for its day (null: none, or no limit)"},
+    )
+    pending_from = fields.DateTime(
+        required=True, allow_none=True, metadata={"description": "null: nothing pending"}
+    )
+
+
+class LimitsSchema(Schema):
+    player_id = fields.UUID(required=True)
+    currency = fields.String(required=True)
+    limits = fields.List(fields.Nested(LimitSchema), required=True)
+
+
+class SetLimitSchema(Strict):
+    value = fields.Integer(
+        required=True,
+        strict=True,
+        allow_none=True,
+        validate=validate.Range(1, MOST),
+        metadata={
+            "description": "minor units (null: no limit). Stricter takes effect at once; looser "
+            "after 24 hours, the old value holding until then."
+        },
+    )

@@ -1,0 +1,162 @@
+"""Safer gambling's rules (pure): a player's limits, when a change takes effect, and whether a
+wager or a deposit keeps within them.
+
+The limits (GLI-19 s2.5.5, A.3.7-A.3.8; UKGC RTS 12A/12B):
+
+- ``deposit-day``, ``deposit-week``, ``deposit-month``: gross deposits in the period;
+- ``loss-day``, ``loss-week``, ``loss-month``: net loss in the period, every real-money movement
+  of the player's wallet but the cashier's (stakes and duel fees out, winnings, refunds and
+  duel prizes back), so an open game's stake counts until it pays;
+- ``max-stake``: the most one game's stake (or one duel's entry fee) may be.
+
+Periods are UTC calendar periods: the day from midnight, the week from Monday, the month from
+its first day; each resets at the next one. Money is minor units of the player's currency.
+
+A stricter value (lower, or a limit where there was none) takes effect at once and replaces any
+loosening still pending; a looser one (higher, or none) only after :data:`LOOSENING_DELAY`, the
+old value holding until then. A limit's state is therefore its last change: the value it
+replaced, the value set and when that takes effect (``LimitChanged`` on the player's stream).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
+from typing import Literal
+
+from events.catalog import LimitChanged
+from service.core.clock import instant, parse_instant
+from service.errors import LimitExceeded
+
+Period = Literal["day", "week", "month"]
+PERIODS: tuple[Period, ...] = ("day", "week", "month")
+DEPOSIT_LIMITS = {f"deposit-{p}": p for p in PERIODS}
+LOSS_LIMITS = {f"loss-{p}": p for p in PERIODS}
+MAX_STAKE = "max-stake"
+#: Every limit a player may set, by name (the API's and the events' spelling).
+LIMITS: tuple[str, ...] = (*DEPOSIT_LIMITS, *LOSS_LIMITS, MAX_STAKE)
+#: The highest value a limit may take (a billion major units: no one means more).
+MOST = 10**11
+#: How long a looser limit waits before it takes effect.
+LOOSENING_DELAY = timedelta(hours=24)
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """One limit's state: its last change."""
+
+    previous: int | None = None
+    value: int | None = None
+    effective_from: datetime | None = None
+
+    def at(self, now: datetime) -> int | None:
+        """The value in force at ``now``."""
+        if self.effective_from is None or now >= self.effective_from:
+            return self.value
+        return self.previous
+
+    def pending(self, now: datetime) -> tuple[int | None, datetime] | None:
+        """A loosening not yet in force: (its value, from when)."""
+        if self.effective_from is None or now >= self.effective_from:
+            return None
+        return self.value, self.effective_from
+
+
+NO_LIMIT = Limit()
+
+
+def stricter(new: int | None, old: int | None) -> bool:
+    return new is not None and (old is None or new < old)
+
+
+def change(limit_name: str, state: Limit, value: int | None, now: datetime) -> LimitChanged:
+    """The event setting ``limit_name`` to ``value`` at ``now``: at once if stricter than (or
+    the same as) what holds now, else after the loosening delay."""
+    if limit_name not in LIMITS:
+        raise ValueError(f"no limit {limit_name!r}")
+    current = state.at(now)
+    at_once = value == current or stricter(value, current)
+    effective = now if at_once else now + LOOSENING_DELAY
+    return LimitChanged(limit_name, current, value, instant(effective))
+
+
+def applied(event: LimitChanged) -> Limit:
+    """A limit's state after its change (the fold: the last change is the state)."""
+    return Limit(event.previous, event.value, parse_instant(event.effective_from))
+
+
+def period_start(period: Period, now: datetime) -> datetime:
+    """When the UTC calendar period holding ``now`` began."""
+    day = now.astimezone(UTC).date()
+    if period == "week":
+        day -= timedelta(days=day.weekday())
+    elif period == "month":
+        day = day.replace(day=1)
+    return datetime.combine(day, time.min, tzinfo=UTC)
+
+
+def period_end(period: Period, now: datetime) -> datetime:
+    """When the period holding ``now`` resets: the start of the next one."""
+    start = period_start(period, now)
+    if period == "day":
+        return start + timedelta(days=1)
+    if period == "week":
+        return start + timedelta(days=7)
+    year, month = (start.year + 1, 1) if start.month == 12 else (start.year, start.month + 1)
+    return start.replace(year=year, month=month)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """What the player's wallet did in each current period: gross deposits and net loss."""
+
+    deposits: Mapping[Period, int]
+    losses: Mapping[Period, int]
+
+
+def check_wager(limits: Mapping[str, Limit], usage: Usage, amount: int, now: datetime) -> None:
+    """Refuse (LimitExceeded) a stake or entry fee of ``amount`` that is over the maximum stake,
+    or that would take a period's net loss past its limit were it lost."""
+    most = limits.get(MAX_STAKE, NO_LIMIT).at(now)
+    if most is not None and amount > most:
+        raise LimitExceeded(MAX_STAKE, most, None)
+    for name, period in LOSS_LIMITS.items():
+        _within(name, limits, usage.losses[period], amount, period, now)
+
+
+def check_deposit(limits: Mapping[str, Limit], usage: Usage, amount: int, now: datetime) -> None:
+    """Refuse (LimitExceeded) a deposit that would take a period's gross deposits past its
+    limit."""
+    for name, period in DEPOSIT_LIMITS.items():
+        _within(name, limits, usage.deposits[period], amount, period, now)
+
+
+def _within(
+    name: str,
+    limits: Mapping[str, Limit],
+    used: int,
+    amount: int,
+    period: Period,
+    now: datetime,
+) -> None:
+    most = limits.get(name, NO_LIMIT).at(now)
+    if most is not None and used + amount > most:
+        raise LimitExceeded(name, max(most - used, 0), period_end(period, now))
+
+
+def remaining(
+    limits: Mapping[str, Limit], usage: Usage, now: datetime
+) -> dict[str, tuple[int | None, int, datetime | None]]:
+    """Each limit's (value in force, used so far, when it resets): what a player's limits page
+    shows. The maximum stake uses nothing and never resets."""
+    shown: dict[str, tuple[int | None, int, datetime | None]] = {}
+    for name in LIMITS:
+        value = limits.get(name, NO_LIMIT).at(now)
+        if name == MAX_STAKE:
+            shown[name] = (value, 0, None)
+            continue
+        period = DEPOSIT_LIMITS.get(name) or LOSS_LIMITS[name]
+        used = (usage.deposits if name in DEPOSIT_LIMITS else usage.losses)[period]
+        shown[name] = (value, used, period_end(period, now))
+    return shown

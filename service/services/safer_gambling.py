@@ -1,0 +1,132 @@
+"""Safer gambling: a player's limits, set by the player or an operator and enforced in the same
+transaction as the money they guard (service/core/safer_gambling.py holds the rules).
+
+A change is a LimitChanged event on the player's stream (who and when in its metadata); the
+database keeps each limit's state from those events (migrations/0017). A deal, a duel's join and
+a deposit call the checks here after taking the writers' lock, so the usage they read cannot
+move before their own postings commit: N wagers racing against a limit that allows k let
+exactly k through. Certification play (the sandbox currency) is not real money and is not
+limited.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from events.records import NewEvent
+from service.core import ledger
+from service.core import safer_gambling as rules
+from service.core.clock import Clock, system_clock
+from service.core.context import RequestContext, event_metadata
+from service.core.paytable import Paytable, paytable_for
+from service.core.streams import player_stream
+from service.errors import NotFound
+from service.services.unit_of_work import UnitOfWork
+
+
+@dataclass(frozen=True, slots=True)
+class LimitView:
+    """One limit as the player's limits page shows it."""
+
+    limit: str
+    value: int | None  # in force now; None: no limit
+    used: int  # this period's deposits or net loss (0 for the maximum stake)
+    resets_at: datetime | None  # when the period ends (None: the maximum stake)
+    pending: int | None  # a loosening waiting for its day: its value (None: no limit)
+    pending_from: datetime | None  # from when it holds (None: nothing pending)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    player_id: uuid.UUID
+    currency: str
+    limits: tuple[LimitView, ...]
+    replayed: bool = False
+
+
+class SaferGambling:
+    def __init__(
+        self,
+        unit_of_work: Callable[[], UnitOfWork],
+        paytables: Mapping[str, Paytable],
+        clock: Clock = system_clock,
+    ) -> None:
+        self._uow = unit_of_work
+        self._paytables = dict(paytables)
+        #: The server's clock limits take effect and periods reset on (tests move it).
+        self.clock = clock
+
+    def limits(self, player_id: uuid.UUID) -> Limits:
+        with self._uow() as uow:
+            return self._view(uow, player_id)
+
+    def set_limit(
+        self, request: RequestContext, player_id: uuid.UUID, limit: str, value: int | None
+    ) -> Limits:
+        """Set one limit: at once if stricter, a day later if looser (the old value holds until
+        then). A retry under the same Idempotency-Key answers the limits as they are."""
+        with self._uow() as uow:
+            stored = uow.open_command(request)
+            if stored is not None:
+                return self._view(uow, player_id, replayed=True)
+            player = uow.projections.player(player_id)
+            if player is None:
+                raise NotFound("player", player_id)
+            now = self.clock()
+            state = uow.limits.limits(player_id).get(limit, rules.NO_LIMIT)
+            event = rules.change(limit, state, value, now)
+            stream = player_stream(player_id)
+            table = paytable_for(self._paytables, player.currency)
+            meta = event_metadata(request, table.id, table.version)
+            version = uow.events.stream_version(stream)
+            uow.events.append(stream, [NewEvent.of(event, meta)], version)
+            uow.remember(request, {"player_id": str(player_id), "limit": limit})
+            view = self._view(uow, player_id)
+            uow.commit()
+            return view
+
+    def check_wager_in(
+        self, uow: UnitOfWork, player_id: object, currency: str, amount: int
+    ) -> None:
+        """Refuse (LimitExceeded) a stake or entry fee the player's limits do not allow, in the
+        caller's transaction, after its writers' lock."""
+        if ledger.is_sandbox(currency):
+            return
+        now = self.clock()
+        usage = uow.limits.usage(ledger.player_account(str(player_id), currency).account_id, now)
+        rules.check_wager(uow.limits.limits(player_id), usage, amount, now)
+
+    def check_deposit_in(
+        self, uow: UnitOfWork, player_id: object, currency: str, amount: int
+    ) -> None:
+        """Refuse (LimitExceeded) a deposit the player's deposit limits do not allow, in the
+        caller's transaction, after its writers' lock."""
+        now = self.clock()
+        usage = uow.limits.usage(ledger.player_account(str(player_id), currency).account_id, now)
+        rules.check_deposit(uow.limits.limits(player_id), usage, amount, now)
+
+    def _view(self, uow: UnitOfWork, player_id: uuid.UUID, *, replayed: bool = False) -> Limits:
+        player = uow.projections.player(player_id)
+        if player is None:
+            raise NotFound("player", player_id)
+        now = self.clock()
+        account = ledger.player_account(str(player_id), player.currency).account_id
+        states = uow.limits.limits(player_id)
+        shown = rules.remaining(states, uow.limits.usage(account, now), now)
+        views = []
+        for name, (value, used, resets_at) in shown.items():
+            pending = states.get(name, rules.NO_LIMIT).pending(now)
+            views.append(
+                LimitView(
+                    name,
+                    value,
+                    used,
+                    resets_at,
+                    pending[0] if pending else None,
+                    pending[1] if pending else None,
+                )
+            )
+        return Limits(player_id, player.currency, tuple(views), replayed)

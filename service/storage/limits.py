@@ -1,0 +1,56 @@
+"""Safer gambling's reads (service/core/safer_gambling.py holds what they mean): a player's
+limits, which the database keeps from the LimitChanged events (migrations/0017: the service may
+only read them), and what the player's real-money wallet did in the current day, week and month.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import psycopg
+
+from service.core.safer_gambling import PERIODS, Limit, Usage, period_start
+
+# Every limit the player has ever set: each one's last change.
+LIMITS_SQL = """
+SELECT limit_name, previous, value, effective_from
+  FROM player_limits
+ WHERE player_id = %(player_id)s
+"""
+
+# Gross deposits and net loss (every posting but the cashier's: stakes and fees out, winnings,
+# refunds and prizes back) of one wallet since each period's start. Reads the wallet's postings
+# since the earlier of the week's and the month's start (postings_by_account_time).
+USAGE_SQL = """
+SELECT coalesce(sum(t.amount) FILTER (WHERE t.kind = 'deposit' AND p.created_at >= %(day)s), 0),
+       coalesce(sum(t.amount) FILTER (WHERE t.kind = 'deposit' AND p.created_at >= %(week)s), 0),
+       coalesce(sum(t.amount) FILTER (WHERE t.kind = 'deposit' AND p.created_at >= %(month)s), 0),
+       coalesce(-sum(p.amount) FILTER (WHERE t.kind NOT IN ('deposit', 'withdrawal')
+                                         AND p.created_at >= %(day)s), 0),
+       coalesce(-sum(p.amount) FILTER (WHERE t.kind NOT IN ('deposit', 'withdrawal')
+                                         AND p.created_at >= %(week)s), 0),
+       coalesce(-sum(p.amount) FILTER (WHERE t.kind NOT IN ('deposit', 'withdrawal')
+                                         AND p.created_at >= %(month)s), 0)
+  FROM postings p
+  JOIN ledger_transactions t ON t.transaction_id = p.transaction_id
+ WHERE p.account_id = %(account_id)s
+   AND p.created_at >= least(%(week)s, %(month)s)
+"""
+
+
+class LimitStore:
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self._conn = conn
+
+    def limits(self, player_id: object) -> dict[str, Limit]:
+        rows = self._conn.execute(LIMITS_SQL, {"player_id": player_id}).fetchall()
+        return {name: Limit(prev, value, since) for name, prev, value, since in rows}
+
+    def usage(self, account_id: str, now: datetime) -> Usage:
+        starts: dict[str, Any] = {p: period_start(p, now) for p in PERIODS}
+        row = self._conn.execute(USAGE_SQL, {"account_id": account_id, **starts}).fetchone()
+        assert row is not None
+        deposits = dict(zip(PERIODS, (int(v) for v in row[:3]), strict=True))
+        losses = dict(zip(PERIODS, (int(v) for v in row[3:]), strict=True))
+        return Usage(deposits, losses)

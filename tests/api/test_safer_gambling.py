@@ -1,0 +1,225 @@
+"""Safer gambling over HTTP and the real database (issue 24): a player's limits on deposits,
+losses and stakes, set by the player or an operator, each change an event on the player's
+stream; enforced in the transaction that moves the money, exactly at the boundary and under
+races; stricter at once, looser only after 24 hours on the server's clock."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service.bootstrap import Container
+from service.core.safer_gambling import period_end
+from tests.api.books import wallet
+from tests.api.client import Http, assert_problem
+from tests.api.factories import Player, WalletFactory
+from tests.api.play import played
+from tests.api.test_concurrency import race
+
+DbConn = psycopg.Connection[tuple[object, ...]]
+
+
+def _set(http: Http, token: str, player: Player, limit: str, value: int | None) -> Any:
+    return http.put(f"/v1/players/{player.id}/limits/{limit}", token, json={"value": value})
+
+
+def _limits(http: Http, player: Player) -> dict[str, dict[str, Any]]:
+    shown = http.get(f"/v1/players/{player.id}/limits", player.token)
+    assert shown.status_code == 200, shown.get_json()
+    return {entry["limit"]: entry for entry in shown.get_json()["limits"]}
+
+
+def _deal(http: Http, player: Player, stake: int) -> Any:
+    return http.post("/v1/games", player.token, json={"variant": "vegas-draw1", "stake": stake})
+
+
+def _lose(http: Http, player: Player, stake: int) -> None:
+    """Deal a real-money game and collect it at once: the whole stake lost."""
+    dealt = _deal(http, player, stake)
+    assert dealt.status_code == 201, dealt.get_json()
+    done = played(http, player.token, dealt.get_json()["id"], {"action": "collect"})
+    assert done["status"] == "collected"
+    assert done["winnings"] == 0
+
+
+def _deposit(http: Http, player: Player, amount: int) -> Any:
+    return http.post(
+        f"/v1/players/{player.id}/deposits",
+        http.operator_key,
+        json={"amount": amount, "transaction_id": f"limit-{uuid.uuid4()}"},
+    )
+
+
+def test_a_player_sets_a_limit_reads_it_and_the_change_is_recorded(
+    http: Http, admin_conn: DbConn
+) -> None:
+    player = WalletFactory.create(balance=0).player
+    before = {name: entry["value"] for name, entry in _limits(http, player).items()}
+    assert set(before) == {
+        "deposit-day",
+        "deposit-week",
+        "deposit-month",
+        "loss-day",
+        "loss-week",
+        "loss-month",
+        "max-stake",
+    }
+    assert set(before.values()) == {None}
+    saved = _set(http, player.token, player, "loss-day", 1_040)
+    assert saved.status_code == 200, saved.get_json()
+    shown = _limits(http, player)["loss-day"]
+    now = datetime.now(UTC)
+    assert (shown["value"], shown["used"], shown["remaining"], shown["pending"]) == (
+        1_040,
+        0,
+        1_040,
+        None,
+    )
+    assert shown["resets_at"] == period_end("day", now).isoformat()
+    (row,) = admin_conn.execute(
+        "SELECT data, metadata FROM events WHERE stream_id = %s AND type = 'LimitChanged'",
+        (f"player-{player.id}",),
+    ).fetchall()
+    data, metadata = row
+    assert isinstance(data, dict)
+    assert isinstance(metadata, dict)
+    assert (data["limit"], data["previous"], data["value"]) == ("loss-day", None, 1_040)
+    assert (metadata["actor"], metadata["role"]) == (player.id, "player")
+
+
+def test_only_the_player_or_an_operator_sets_a_limit(http: Http) -> None:
+    player = WalletFactory.create(balance=0).player
+    other = WalletFactory.create(balance=0).player
+    assert_problem(_set(http, other.token, player, "loss-day", 520), 404, "not-found")
+    assert_problem(_set(http, http.auditor_key, player, "loss-day", 520), 403, "forbidden")
+    assert _set(http, http.operator_key, player, "loss-day", 520).status_code == 200
+    assert_problem(_set(http, player.token, player, "loss-hour", 520), 404, "not-found")
+    assert_problem(_set(http, player.token, player, "loss-day", 0), 422, "validation-error")
+    assert _limits(http, player)["loss-day"]["value"] == 520
+
+
+def test_a_loss_limit_allows_a_stake_up_to_the_boundary_and_refuses_one_past_it(
+    http: Http,
+) -> None:
+    player = WalletFactory.create(balance=5_200).player
+    assert _set(http, player.token, player, "loss-day", 1_040).status_code == 200
+    _lose(http, player, 520)
+    _lose(http, player, 520)  # exactly at the limit: allowed
+    refused = _deal(http, player, 520)
+    assert_problem(refused, 422, "limit-exceeded")
+    problem = refused.get_json()
+    assert (problem["limit"], problem["remaining"]) == ("loss-day", 0)
+    assert problem["resets_at"] == period_end("day", datetime.now(UTC)).isoformat()
+    assert wallet(http, player)["balance"] == 5_200 - 1_040  # nothing taken by the refusal
+    shown = _limits(http, player)
+    assert (shown["loss-day"]["used"], shown["loss-week"]["used"]) == (1_040, 1_040)
+
+
+def test_the_maximum_stake_refuses_a_bigger_stake_and_allows_its_own(http: Http) -> None:
+    player = WalletFactory.create(balance=5_200).player
+    assert _set(http, player.token, player, "max-stake", 520).status_code == 200
+    refused = _deal(http, player, 1_040)
+    assert_problem(refused, 422, "limit-exceeded")
+    assert (refused.get_json()["limit"], refused.get_json()["remaining"]) == ("max-stake", 520)
+    assert refused.get_json()["resets_at"] is None
+    _lose(http, player, 520)
+
+
+def test_a_deposit_limit_counts_gross_deposits_to_the_boundary(http: Http) -> None:
+    player = WalletFactory.create(balance=0).player
+    assert _set(http, player.token, player, "deposit-week", 1_000).status_code == 200
+    assert _deposit(http, player, 600).status_code == 201
+    withdrawn = http.post(
+        f"/v1/players/{player.id}/withdrawals",
+        http.operator_key,
+        json={"amount": 600, "transaction_id": f"out-{uuid.uuid4()}"},
+    )
+    assert withdrawn.status_code == 201  # withdrawals are never limited, nor do they give back
+    assert _deposit(http, player, 400).status_code == 201  # exactly at the limit
+    refused = _deposit(http, player, 1)
+    assert_problem(refused, 422, "limit-exceeded")
+    assert (refused.get_json()["limit"], refused.get_json()["remaining"]) == ("deposit-week", 0)
+    assert wallet(http, player)["balance"] == 400
+
+
+def test_racing_deposits_against_a_limit_that_allows_k_let_exactly_k_through(
+    app: Flask, http: Http
+) -> None:
+    player = WalletFactory.create(balance=0).player
+    assert _set(http, player.token, player, "deposit-day", 500).status_code == 200
+
+    def deposit(client: FlaskClient) -> Any:
+        return client.post(
+            f"/v1/players/{player.id}/deposits",
+            headers=Http.bearer(http.operator_key),
+            json={"amount": 100, "transaction_id": f"race-{uuid.uuid4()}"},
+        )
+
+    answers = race(app, [deposit] * 8)
+    assert Counter(a.status_code for a in answers) == {201: 5, 422: 3}
+    assert wallet(http, player)["balance"] == 500
+
+
+def test_stricter_takes_effect_at_once_and_looser_only_after_24_hours(
+    http: Http, container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    player = WalletFactory.create(balance=5_200).player
+    assert _set(http, player.token, player, "max-stake", 1_040).status_code == 200
+    assert _set(http, player.token, player, "max-stake", 520).status_code == 200  # stricter
+    assert_problem(_deal(http, player, 1_040), 422, "limit-exceeded")
+
+    start = datetime.now(UTC)
+    monkeypatch.setattr(container.safer, "clock", lambda: start)
+    loosened = _set(http, player.token, player, "max-stake", 2_080)
+    assert loosened.status_code == 200, loosened.get_json()
+    (shown,) = [e for e in loosened.get_json()["limits"] if e["limit"] == "max-stake"]
+    assert (shown["value"], shown["pending"]) == (520, 2_080)
+    assert shown["pending_from"] == (start + timedelta(hours=24)).isoformat()
+
+    monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(hours=23, minutes=59))
+    assert_problem(_deal(http, player, 1_040), 422, "limit-exceeded")
+    monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(hours=24))
+    assert _limits(http, player)["max-stake"]["value"] == 2_080
+    _lose(http, player, 1_040)
+
+
+def test_certification_play_is_not_limited(http: Http) -> None:
+    """The sandbox's money is not the player's: an operator's certification deal is played
+    whatever the player's limits say."""
+    player = WalletFactory.create(balance=0).player
+    assert _set(http, player.token, player, "max-stake", 52).status_code == 200
+    dealt = http.post(
+        "/v1/games",
+        http.operator_key,
+        json={"variant": "vegas-draw1", "stake": 520, "player_id": player.id, "seed": "ab" * 32},
+    )
+    assert dealt.status_code == 201, dealt.get_json()
+
+
+def test_tightening_while_a_loosening_waits_wins_at_once_and_drops_it(
+    http: Http, container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    player = WalletFactory.create(balance=5_200).player
+    start = datetime.now(UTC)
+    monkeypatch.setattr(container.safer, "clock", lambda: start)
+    assert _set(http, player.token, player, "loss-week", 1_040).status_code == 200
+    assert _set(http, player.token, player, "loss-week", None).status_code == 200  # looser
+    shown = _limits(http, player)["loss-week"]
+    assert (shown["value"], shown["pending"], shown["pending_from"]) == (
+        1_040,
+        None,
+        (start + timedelta(hours=24)).isoformat(),
+    )
+    monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(hours=1))
+    assert _set(http, player.token, player, "loss-week", 520).status_code == 200
+    shown = _limits(http, player)["loss-week"]
+    assert (shown["value"], shown["pending"], shown["pending_from"]) == (520, None, None)
+    monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(hours=30))
+    assert _limits(http, player)["loss-week"]["value"] == 520  # the loosening is gone

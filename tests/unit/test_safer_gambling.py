@@ -1,0 +1,71 @@
+"""Safer gambling's pure rules (service/core/safer_gambling.py): periods in UTC, stricter at
+once and looser a day later, and the checks exactly at each limit's boundary."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from service.core import safer_gambling as sg
+from service.errors import LimitExceeded
+from service.runtime.config import Settings
+
+NOW = datetime(2026, 12, 31, 23, 59, 59, tzinfo=UTC)  # a Thursday
+NOTHING = sg.Usage(dict.fromkeys(sg.PERIODS, 0), dict.fromkeys(sg.PERIODS, 0))
+
+
+def test_periods_are_utc_calendar_days_weeks_from_monday_and_months() -> None:
+    assert sg.period_start("day", NOW) == datetime(2026, 12, 31, tzinfo=UTC)
+    assert sg.period_start("week", NOW) == datetime(2026, 12, 28, tzinfo=UTC)
+    assert sg.period_start("month", NOW) == datetime(2026, 12, 1, tzinfo=UTC)
+    assert sg.period_end("day", NOW) == datetime(2027, 1, 1, tzinfo=UTC)
+    assert sg.period_end("week", NOW) == datetime(2027, 1, 4, tzinfo=UTC)
+    assert sg.period_end("month", NOW) == datetime(2027, 1, 1, tzinfo=UTC)
+    assert sg.period_end("month", datetime(2027, 1, 31, tzinfo=UTC)) == datetime(
+        2027, 2, 1, tzinfo=UTC
+    )
+
+
+def test_stricter_or_new_takes_effect_at_once_looser_or_none_a_day_later() -> None:
+    first = sg.applied(sg.change("loss-day", sg.NO_LIMIT, 500, NOW))
+    assert first.at(NOW) == 500
+    looser = sg.applied(sg.change("loss-day", first, 800, NOW))
+    assert (looser.at(NOW), looser.pending(NOW)) == (500, (800, NOW + timedelta(hours=24)))
+    later = NOW + timedelta(hours=24)
+    assert (looser.at(later - timedelta(microseconds=1)), looser.at(later)) == (500, 800)
+    removed = sg.applied(sg.change("loss-day", first, None, NOW))
+    assert (removed.at(NOW), removed.at(later)) == (500, None)
+    tighter = sg.applied(sg.change("loss-day", looser, 400, NOW + timedelta(hours=1)))
+    assert (tighter.at(later), tighter.pending(later)) == (400, None)
+    with pytest.raises(ValueError, match="no limit"):
+        sg.change("loss-hour", sg.NO_LIMIT, 5, NOW)
+
+
+def test_a_wager_is_refused_only_past_a_limit() -> None:
+    limits = {"loss-week": sg.Limit(None, 1_000, NOW), "max-stake": sg.Limit(None, 600, NOW)}
+    used = sg.Usage(dict.fromkeys(sg.PERIODS, 0), {"day": 100, "week": 400, "month": 900})
+    sg.check_wager(limits, used, 600, NOW)  # 400 + 600: exactly the weekly limit
+    with pytest.raises(LimitExceeded) as over:
+        sg.check_wager(limits, used, 601, NOW)
+    assert (over.value.limit, over.value.remaining) == ("max-stake", 600)
+    smaller = {"loss-week": sg.Limit(None, 999, NOW)}
+    with pytest.raises(LimitExceeded) as past:
+        sg.check_wager(smaller, used, 600, NOW)
+    assert (past.value.limit, past.value.remaining) == ("loss-week", 599)
+    assert past.value.resets_at == datetime(2027, 1, 4, tzinfo=UTC)
+    sg.check_wager({}, used, 10**9, NOW)  # no limits, nothing refused
+
+
+def test_a_deposit_is_refused_only_past_its_limit() -> None:
+    limits = {"deposit-day": sg.Limit(None, 1_000, NOW)}
+    sg.check_deposit(limits, NOTHING, 1_000, NOW)
+    with pytest.raises(LimitExceeded) as over:
+        sg.check_deposit(limits, NOTHING, 1_001, NOW)
+    assert (over.value.limit, over.value.remaining) == ("deposit-day", 1_000)
+
+
+def test_the_session_idle_time_is_configurable_and_30_minutes_by_default() -> None:
+    assert Settings().session_idle == timedelta(minutes=30)
+    env = {"APP_ENV": "test", "SESSION_IDLE_MINUTES": "15"}
+    assert Settings.from_env(env).session_idle == timedelta(minutes=15)
