@@ -422,6 +422,21 @@ class LimitChanged:
     effective_from: str  # instant: from when ``value`` holds
 
 
+@dataclass(frozen=True, slots=True)
+class PlayerExcluded:
+    """The player took (or an operator set) a time-out or a self-exclusion of ``length``,
+    applied at once: no deal, duel or deposit until ``until``. ``kind`` and ``until`` are the
+    exclusion in force after it (an exclusion only ever extends: one already ending later
+    stands)."""
+
+    TYPE: ClassVar[str] = "PlayerExcluded"
+    VERSION: ClassVar[int] = 1
+
+    length: str  # service.core.safer_gambling.LENGTHS
+    kind: str  # "time-out" or "self-exclusion"
+    until: str  # instant
+
+
 GameEvent = (
     StakePlaced
     | Dealt
@@ -458,7 +473,14 @@ GAME_EVENT_TYPES: tuple[type[GameEvent], ...] = (
     Voided,
 )
 
-PlayerEvent = PlayerRegistered | FundsDeposited | FundsWithdrawn | PreferencesChanged | LimitChanged
+PlayerEvent = (
+    PlayerRegistered
+    | FundsDeposited
+    | FundsWithdrawn
+    | PreferencesChanged
+    | LimitChanged
+    | PlayerExcluded
+)
 
 DuelEvent = DuelOpened | SeatTaken | SeatDealt | SeatFinished | DuelSettled | DuelCancelled
 
@@ -477,6 +499,7 @@ PLAYER_EVENT_TYPES: tuple[type[PlayerEvent], ...] = (
     FundsWithdrawn,
     PreferencesChanged,
     LimitChanged,
+    PlayerExcluded,
 )
 
 AnyEvent = GameEvent | PlayerEvent | DuelEvent

@@ -335,6 +335,13 @@ class LimitChangedSchema(EventSchema):
     effective_from = _instant()
 
 
+class PlayerExcludedSchema(EventSchema):
+    event_class = catalog.PlayerExcluded
+    length = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    kind = fields.String(required=True, validate=validate.OneOf(("time-out", "self-exclusion")))
+    until = _instant()
+
+
 SCHEMAS: dict[type[Any], Schema] = {
     schema.event_class: schema()
     for schema in (
@@ -364,5 +371,6 @@ SCHEMAS: dict[type[Any], Schema] = {
         FundsWithdrawnSchema,
         PreferencesChangedSchema,
         LimitChangedSchema,
+        PlayerExcludedSchema,
     )
 }

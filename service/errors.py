@@ -212,3 +212,13 @@ class LimitExceeded(Exception):
         self.limit = limit
         self.remaining = remaining
         self.resets_at = resets_at
+
+
+class Excluded(Exception):
+    """The player is in a time-out or a self-exclusion: no deal, duel or deposit until it
+    ends."""
+
+    def __init__(self, kind: str, until: datetime) -> None:
+        super().__init__(f"the player is in a {kind} until {until.isoformat()}")
+        self.kind = kind
+        self.until = until

@@ -19,6 +19,7 @@ from service.core.ledger import InsufficientFunds, TransactionIdReused
 from service.errors import (
     CertificationDisabled,
     DuelNotOver,
+    Excluded,
     GameInProgress,
     GameNotFinished,
     IntegrityBreach,
@@ -185,6 +186,13 @@ _TYPES = (
         "its period ends. Nothing was applied.",
     ),
     ProblemType(
+        "player-excluded",
+        403,
+        "Player excluded",
+        "The player is in a time-out or a self-exclusion (kind, until): no deal, duel or "
+        "deposit until it ends. Withdrawals, and playing out a game already dealt, stay open.",
+    ),
+    ProblemType(
         "idempotency-key-reused",
         422,
         "Idempotency key reused",
@@ -304,6 +312,10 @@ def from_exception(error: Exception) -> Problem:
     if isinstance(error, InsufficientFunds):
         return Problem(
             "insufficient-funds", f"the balance does not cover {error.amount} minor units"
+        )
+    if isinstance(error, Excluded):
+        return Problem(
+            "player-excluded", str(error), kind=error.kind, until=error.until.isoformat()
         )
     if isinstance(error, LimitExceeded):
         resets = error.resets_at.isoformat() if error.resets_at is not None else None

@@ -1,5 +1,6 @@
-"""Safer gambling: a player's limits, read by the player and staff, set by the player or an
-operator (stricter at once, looser after 24 hours)."""
+"""Safer gambling: a player's limits (stricter at once, looser after 24 hours), time-outs and
+self-exclusion (at once, never shortened); read by the player and staff, set by the player or
+an operator."""
 
 from __future__ import annotations
 
@@ -11,16 +12,21 @@ from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
 from service.api.problems import Problem
 from service.api.requests import IDEMPOTENCY_KEY_HEADER, request_context
-from service.api.schemas.safer_gambling import LimitsSchema, SetLimitSchema
+from service.api.schemas.safer_gambling import (
+    ExclusionSchema,
+    LimitsSchema,
+    NewExclusionSchema,
+    SetLimitSchema,
+)
 from service.api.wiring import services
-from service.core.safer_gambling import LIMITS
+from service.core.safer_gambling import LIMITS, Exclusion
 from service.services.safer_gambling import Limits
 
 blp = Blueprint(
     "safer_gambling",
     __name__,
     url_prefix="/v1/players",
-    description="Safer gambling: limits on deposits, losses and stakes",
+    description="Safer gambling: limits, time-outs and self-exclusion",
 )
 
 
@@ -67,3 +73,39 @@ def set_limit(body: dict[str, Any], player_id: uuid.UUID, limit: str) -> Any:
         raise Problem("not-found", f"no limit {limit}; the limits are {', '.join(LIMITS)}")
     saved = services().safer.set_limit(request_context(), player_id, limit, body["value"])
     return _rendered(saved)
+
+
+def _exclusion(player_id: uuid.UUID, found: Exclusion | None) -> dict[str, Any]:
+    return {
+        "player_id": player_id,
+        "excluded": found is not None,
+        "kind": found.kind if found else None,
+        "until": found.until if found else None,
+    }
+
+
+@blp.route("/<uuid:player_id>/exclusion", methods=["GET"])
+@allow("operator", "auditor", player="self")
+@blp.doc(security=BEARER, summary="The player's time-out or self-exclusion in force, if any")
+@blp.response(200, ExclusionSchema)
+@problems(blp, *AUTHENTICATED, 404)
+def exclusion(player_id: uuid.UUID) -> Any:
+    return _exclusion(player_id, services().safer.exclusion(player_id))
+
+
+@blp.route("/<uuid:player_id>/exclusions", endpoint="exclude", methods=["POST"])
+@allow("operator", player="self")
+@blp.doc(
+    security=BEARER,
+    parameters=[IDEMPOTENCY_KEY_HEADER],
+    summary="Take a time-out or self-exclude, at once",
+    description="No deal, duel join or deposit until it ends; withdrawals, and playing out and "
+    "collecting a game already dealt, stay open. It cannot be ended early: a shorter one while "
+    "a longer one is in force changes nothing. Recorded on the player's stream.",
+)
+@blp.arguments(NewExclusionSchema)
+@blp.response(201, ExclusionSchema)
+@problems(blp, *AUTHENTICATED, *WITH_BODY, 404)
+def exclude(body: dict[str, Any], player_id: uuid.UUID) -> Any:
+    found = services().safer.exclude(request_context(), player_id, body["length"])
+    return _exclusion(player_id, found), 201

@@ -9,6 +9,11 @@ The limits (GLI-19 s2.5.5, A.3.7-A.3.8; UKGC RTS 12A/12B):
   duel prizes back), so an open game's stake counts until it pays;
 - ``max-stake``: the most one game's stake (or one duel's entry fee) may be.
 
+Time-outs (24 hours, one week, one month, six weeks) and self-exclusion (six months, one year,
+five years) apply at once (LCCP SR 3.5.3): no deal, duel join or deposit until they end;
+withdrawals, and playing out and collecting a game already dealt, stay open. Neither can be
+ended early: a new one only ever extends the exclusion in force.
+
 Periods are UTC calendar periods: the day from midnight, the week from Monday, the month from
 its first day; each resets at the next one. Money is minor units of the player's currency.
 
@@ -20,14 +25,14 @@ replaced, the value set and when that takes effect (``LimitChanged`` on the play
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from typing import Literal
 
-from events.catalog import LimitChanged
+from events.catalog import LimitChanged, PlayerExcluded
 from service.core.clock import instant, parse_instant
-from service.errors import LimitExceeded
+from service.errors import Excluded, LimitExceeded
 
 Period = Literal["day", "week", "month"]
 PERIODS: tuple[Period, ...] = ("day", "week", "month")
@@ -160,3 +165,68 @@ def remaining(
         used = (usage.deposits if name in DEPOSIT_LIMITS else usage.losses)[period]
         shown[name] = (value, used, period_end(period, now))
     return shown
+
+
+# --- time-outs and self-exclusion -------------------------------------------------------------
+
+ExclusionKind = Literal["time-out", "self-exclusion"]
+
+
+def add_months(moment: datetime, months: int) -> datetime:
+    """The same day and time ``months`` later (the month's last day when it is shorter)."""
+    month0 = moment.month - 1 + months
+    year, month = moment.year + month0 // 12, month0 % 12 + 1
+    day = moment.day
+    while True:
+        try:
+            return moment.replace(year=year, month=month, day=day)
+        except ValueError:
+            day -= 1
+
+
+#: Every length a player may choose, by name: its kind and how long it lasts from ``now``.
+LENGTHS: dict[str, tuple[ExclusionKind, Callable[[datetime], datetime]]] = {
+    "24-hours": ("time-out", lambda now: now + timedelta(hours=24)),
+    "one-week": ("time-out", lambda now: now + timedelta(weeks=1)),
+    "one-month": ("time-out", lambda now: add_months(now, 1)),
+    "six-weeks": ("time-out", lambda now: now + timedelta(weeks=6)),
+    "six-months": ("self-exclusion", lambda now: add_months(now, 6)),
+    "one-year": ("self-exclusion", lambda now: add_months(now, 12)),
+    "five-years": ("self-exclusion", lambda now: add_months(now, 60)),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Exclusion:
+    """The exclusion in force (or last in force): its kind and when it ends."""
+
+    kind: ExclusionKind
+    until: datetime
+
+    def active(self, now: datetime) -> bool:
+        return now < self.until
+
+
+def exclude(current: Exclusion | None, length: str, now: datetime) -> PlayerExcluded:
+    """The event of a time-out or self-exclusion of ``length`` taken at ``now``: it ends then,
+    unless the one in force ends later (an exclusion is never shortened)."""
+    if length not in LENGTHS:
+        raise ValueError(f"no exclusion of length {length!r}")
+    kind, lasts = LENGTHS[length]
+    until = lasts(now)
+    if current is not None and current.active(now) and current.until >= until:
+        kind, until = current.kind, current.until
+    return PlayerExcluded(length, kind, instant(until))
+
+
+def excluded(event: PlayerExcluded) -> Exclusion:
+    """The exclusion after its event (the fold: the last event is the state)."""
+    kind: ExclusionKind = "self-exclusion" if event.kind == "self-exclusion" else "time-out"
+    return Exclusion(kind, parse_instant(event.until))
+
+
+def check_not_excluded(exclusion: Exclusion | None, now: datetime) -> None:
+    """Refuse (Excluded) anything a time-out or self-exclusion stops: a deal, a duel's join,
+    a deposit."""
+    if exclusion is not None and exclusion.active(now):
+        raise Excluded(exclusion.kind, exclusion.until)

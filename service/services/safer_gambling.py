@@ -1,5 +1,6 @@
-"""Safer gambling: a player's limits, set by the player or an operator and enforced in the same
-transaction as the money they guard (service/core/safer_gambling.py holds the rules).
+"""Safer gambling: a player's limits, time-outs and self-exclusion, set by the player or an
+operator and enforced in the same transaction as the money they guard
+(service/core/safer_gambling.py holds the rules).
 
 A change is a LimitChanged event on the player's stream (who and when in its metadata); the
 database keeps each limit's state from those events (migrations/0017). A deal, a duel's join and
@@ -22,6 +23,7 @@ from service.core import safer_gambling as rules
 from service.core.clock import Clock, system_clock
 from service.core.context import RequestContext, event_metadata
 from service.core.paytable import Paytable, paytable_for
+from service.core.safer_gambling import Exclusion
 from service.core.streams import player_stream
 from service.errors import NotFound
 from service.services.unit_of_work import UnitOfWork
@@ -88,23 +90,57 @@ class SaferGambling:
             uow.commit()
             return view
 
+    def exclusion(self, player_id: uuid.UUID) -> Exclusion | None:
+        """The player's time-out or self-exclusion in force, if any."""
+        with self._uow() as uow:
+            if uow.projections.player(player_id) is None:
+                raise NotFound("player", player_id)
+            found = uow.limits.exclusion(player_id)
+        return found if found is not None and found.active(self.clock()) else None
+
+    def exclude(self, request: RequestContext, player_id: uuid.UUID, length: str) -> Exclusion:
+        """Start a time-out or self-exclusion of ``length`` at once (or keep the one in force
+        if it ends later); a retry under the same Idempotency-Key answers the one in force."""
+        with self._uow() as uow:
+            stored = uow.open_command(request)
+            player = uow.projections.player(player_id)
+            if player is None:
+                raise NotFound("player", player_id)
+            now = self.clock()
+            current = uow.limits.exclusion(player_id)
+            if stored is not None:
+                assert current is not None  # the first attempt recorded one
+                return current
+            event = rules.exclude(current, length, now)
+            stream = player_stream(player_id)
+            table = paytable_for(self._paytables, player.currency)
+            meta = event_metadata(request, table.id, table.version)
+            version = uow.events.stream_version(stream)
+            uow.events.append(stream, [NewEvent.of(event, meta)], version)
+            uow.remember(request, {"player_id": str(player_id), "length": length})
+            uow.commit()
+            return rules.excluded(event)
+
     def check_wager_in(
         self, uow: UnitOfWork, player_id: object, currency: str, amount: int
     ) -> None:
-        """Refuse (LimitExceeded) a stake or entry fee the player's limits do not allow, in the
-        caller's transaction, after its writers' lock."""
+        """Refuse a stake or entry fee of an excluded player (Excluded, whatever the money) or
+        one the player's limits do not allow (LimitExceeded, real money only), in the caller's
+        transaction, after its writers' lock."""
+        now = self.clock()
+        rules.check_not_excluded(uow.limits.exclusion(player_id), now)
         if ledger.is_sandbox(currency):
             return
-        now = self.clock()
         usage = uow.limits.usage(ledger.player_account(str(player_id), currency).account_id, now)
         rules.check_wager(uow.limits.limits(player_id), usage, amount, now)
 
     def check_deposit_in(
         self, uow: UnitOfWork, player_id: object, currency: str, amount: int
     ) -> None:
-        """Refuse (LimitExceeded) a deposit the player's deposit limits do not allow, in the
-        caller's transaction, after its writers' lock."""
+        """Refuse a deposit of an excluded player (Excluded) or one the player's deposit limits
+        do not allow (LimitExceeded), in the caller's transaction, after its writers' lock."""
         now = self.clock()
+        rules.check_not_excluded(uow.limits.exclusion(player_id), now)
         usage = uow.limits.usage(ledger.player_account(str(player_id), currency).account_id, now)
         rules.check_deposit(uow.limits.limits(player_id), usage, amount, now)
 

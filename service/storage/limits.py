@@ -1,6 +1,7 @@
 """Safer gambling's reads (service/core/safer_gambling.py holds what they mean): a player's
-limits, which the database keeps from the LimitChanged events (migrations/0017: the service may
-only read them), and what the player's real-money wallet did in the current day, week and month.
+limits and exclusion, which the database keeps from the LimitChanged and PlayerExcluded events
+(migrations/0017, 0018: the service may only read them), and what the player's real-money
+wallet did in the current day, week and month.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Any
 
 import psycopg
 
-from service.core.safer_gambling import PERIODS, Limit, Usage, period_start
+from service.core.safer_gambling import PERIODS, Exclusion, Limit, Usage, period_start
 
 # Every limit the player has ever set: each one's last change.
 LIMITS_SQL = """
@@ -39,6 +40,12 @@ SELECT coalesce(sum(t.amount) FILTER (WHERE t.kind = 'deposit' AND p.created_at 
 """
 
 
+# The player's time-out or self-exclusion, in force or ended.
+EXCLUSION_SQL = """
+SELECT kind, until FROM player_exclusions WHERE player_id = %(player_id)s
+"""
+
+
 class LimitStore:
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self._conn = conn
@@ -54,3 +61,7 @@ class LimitStore:
         deposits = dict(zip(PERIODS, (int(v) for v in row[:3]), strict=True))
         losses = dict(zip(PERIODS, (int(v) for v in row[3:]), strict=True))
         return Usage(deposits, losses)
+
+    def exclusion(self, player_id: object) -> Exclusion | None:
+        row = self._conn.execute(EXCLUSION_SQL, {"player_id": player_id}).fetchone()
+        return None if row is None else Exclusion(row[0], row[1])

@@ -367,6 +367,19 @@ ROUTES: tuple[Route, ...] = (
         at("/v1/players/{player}/limits/loss-month", value=10**10),
         own(OK, "operator"),
     ),
+    Route(
+        "GET",
+        f"{PLAYER}/exclusion",
+        at("/v1/players/{player}/exclusion"),
+        own(OK, "operator", "auditor"),
+    ),
+    # (taking one is tests/api/test_safer_gambling.py: it would stop the matrix's own deals)
+    Route(
+        "POST",
+        f"{PLAYER}/exclusions",
+        at("/v1/players/{player}/exclusions", length="forever"),
+        own(Expect(422, "validation-error"), "operator"),
+    ),
     # games
     Route(
         "POST",
@@ -713,6 +726,7 @@ def test_a_revoked_staff_key_is_401(http: Http, container: Container) -> None:
         "/v1/players/{player}/history",
         "/v1/players/{player}/preferences",
         "/v1/players/{player}/limits",
+        "/v1/players/{player}/exclusion",
         "/v1/games/{game}",
     ],
 )

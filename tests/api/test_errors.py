@@ -677,6 +677,7 @@ NAMED = {
     "rule-violation": 422,
     "insufficient-funds": 422,
     "limit-exceeded": 422,
+    "player-excluded": 403,
     "idempotency-key-reused": 422,
     "internal-error": 500,
     "integrity-breach": 500,

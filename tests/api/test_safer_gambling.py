@@ -223,3 +223,84 @@ def test_tightening_while_a_loosening_waits_wins_at_once_and_drops_it(
     assert (shown["value"], shown["pending"], shown["pending_from"]) == (520, None, None)
     monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(hours=30))
     assert _limits(http, player)["loss-week"]["value"] == 520  # the loosening is gone
+
+
+# --- time-outs and self-exclusion ---------------------------------------------------------------
+
+
+def _exclude(http: Http, token: str, player: Player, length: str) -> Any:
+    return http.post(f"/v1/players/{player.id}/exclusions", token, json={"length": length})
+
+
+def _join(http: Http, player: Player, fee: int = 100) -> Any:
+    return http.post("/v1/duels", player.token, json={"fee": fee, "seats": 2})
+
+
+def test_a_time_out_stops_every_money_path_but_withdrawals_and_the_game_in_play(
+    http: Http, container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    player = WalletFactory.create(balance=5_200).player
+    dealt = _deal(http, player, 520)
+    assert dealt.status_code == 201, dealt.get_json()
+    game_id = dealt.get_json()["id"]
+    start = datetime.now(UTC)
+    monkeypatch.setattr(container.safer, "clock", lambda: start)
+    taken = _exclude(http, player.token, player, "24-hours")
+    assert taken.status_code == 201, taken.get_json()
+    until = (start + timedelta(hours=24)).isoformat()
+    assert taken.get_json() == {
+        "player_id": player.id,
+        "excluded": True,
+        "kind": "time-out",
+        "until": until,
+    }
+    shown = http.get(f"/v1/players/{player.id}/exclusion", http.auditor_key)
+    assert shown.get_json() == taken.get_json()
+
+    played(http, player.token, game_id, {"action": "draw"})  # the game in play plays on
+    played(http, player.token, game_id, {"action": "collect"})
+    for refused in (_deal(http, player, 520), _join(http, player), _deposit(http, player, 100)):
+        assert_problem(refused, 403, "player-excluded")
+        assert (refused.get_json()["kind"], refused.get_json()["until"]) == ("time-out", until)
+    out = http.post(
+        f"/v1/players/{player.id}/withdrawals",
+        http.operator_key,
+        json={"amount": 100, "transaction_id": f"out-{uuid.uuid4()}"},
+    )
+    assert out.status_code == 201, out.get_json()
+    assert wallet(http, player)["balance"] == 5_200 - 520 - 100
+
+    monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(hours=24))
+    assert http.get(f"/v1/players/{player.id}/exclusion", player.token).get_json()["excluded"] is (
+        False
+    )
+    _lose(http, player, 520)
+
+
+def test_a_self_exclusion_cannot_be_shortened_or_ended_early(
+    http: Http, container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    player = WalletFactory.create(balance=5_200).player
+    start = datetime(2027, 3, 31, 12, tzinfo=UTC)
+    monkeypatch.setattr(container.safer, "clock", lambda: start)
+    excluded = _exclude(http, http.operator_key, player, "six-months")
+    assert excluded.status_code == 201, excluded.get_json()
+    until = datetime(2027, 9, 30, 12, tzinfo=UTC).isoformat()  # six months on, at month's end
+    assert (excluded.get_json()["kind"], excluded.get_json()["until"]) == ("self-exclusion", until)
+    shorter = _exclude(http, player.token, player, "24-hours")
+    assert shorter.status_code == 201
+    assert (shorter.get_json()["kind"], shorter.get_json()["until"]) == ("self-exclusion", until)
+    monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(days=30))
+    assert_problem(_deal(http, player, 520), 403, "player-excluded")
+    later = datetime(2027, 9, 30, 12, tzinfo=UTC)
+    monkeypatch.setattr(container.safer, "clock", lambda: later)
+    _lose(http, player, 520)
+
+
+def test_an_exclusion_takes_only_the_lengths_offered(http: Http) -> None:
+    player = WalletFactory.create(balance=0).player
+    for length in ("1-hour", "forever", ""):
+        assert_problem(_exclude(http, player.token, player, length), 422, "validation-error")
+    assert http.get(f"/v1/players/{player.id}/exclusion", player.token).get_json()["excluded"] is (
+        False
+    )

@@ -456,3 +456,19 @@ def test_a_player_s_limit_cannot_be_lifted_by_the_service_login(
     _refused(insider, "SELECT project_limit_change()")
     limits = fresh_container.safer.limits(player.player_id).limits
     assert [v.value for v in limits if v.limit == "loss-day"] == [520]
+
+
+def test_a_player_s_exclusion_cannot_be_ended_by_the_service_login(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """An exclusion the service enforces changes only as a PlayerExcluded is appended
+    (migrations/0018)."""
+    player = World(fresh_container).player(balance=0)
+    request = RequestContext(Actor(str(player.player_id), "player"))
+    fresh_container.safer.exclude(request, player.player_id, "six-months")
+    _refused(insider, "UPDATE player_exclusions SET until = now()")
+    _refused(insider, "DELETE FROM player_exclusions")
+    _refused(insider, "SELECT project_exclusion()")
+    found = fresh_container.safer.exclusion(player.player_id)
+    assert found is not None
+    assert found.kind == "self-exclusion"

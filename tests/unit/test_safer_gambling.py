@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from service.core import safer_gambling as sg
-from service.errors import LimitExceeded
+from service.errors import Excluded, LimitExceeded
 from service.runtime.config import Settings
 
 NOW = datetime(2026, 12, 31, 23, 59, 59, tzinfo=UTC)  # a Thursday
@@ -69,3 +69,28 @@ def test_the_session_idle_time_is_configurable_and_30_minutes_by_default() -> No
     assert Settings().session_idle == timedelta(minutes=30)
     env = {"APP_ENV": "test", "SESSION_IDLE_MINUTES": "15"}
     assert Settings.from_env(env).session_idle == timedelta(minutes=15)
+
+
+def test_months_end_on_the_same_day_or_the_month_s_last() -> None:
+    assert sg.add_months(datetime(2027, 1, 31, 9, tzinfo=UTC), 1) == datetime(
+        2027, 2, 28, 9, tzinfo=UTC
+    )
+    assert sg.add_months(datetime(2027, 8, 31, tzinfo=UTC), 6) == datetime(2028, 2, 29, tzinfo=UTC)
+    assert sg.add_months(NOW, 60) == datetime(2031, 12, 31, 23, 59, 59, tzinfo=UTC)
+
+
+def test_an_exclusion_only_ever_extends() -> None:
+    week = sg.excluded(sg.exclude(None, "one-week", NOW))
+    assert (week.kind, week.until) == ("time-out", NOW + timedelta(weeks=1))
+    day = sg.excluded(sg.exclude(week, "24-hours", NOW))
+    assert day == week  # a shorter one changes nothing
+    self_excluded = sg.excluded(sg.exclude(week, "six-months", NOW))
+    assert (self_excluded.kind, self_excluded.until) == ("self-exclusion", sg.add_months(NOW, 6))
+    after = self_excluded.until + timedelta(seconds=1)
+    fresh = sg.excluded(sg.exclude(self_excluded, "24-hours", after))
+    assert (fresh.kind, fresh.until) == ("time-out", after + timedelta(hours=24))
+    with pytest.raises(Excluded):
+        sg.check_not_excluded(week, NOW)
+    sg.check_not_excluded(week, week.until)
+    with pytest.raises(ValueError, match="no exclusion"):
+        sg.exclude(None, "forever", NOW)

@@ -71,6 +71,8 @@ class ProblemSchema(Schema):
     resets_at = fields.DateTime(
         allow_none=True, metadata={"description": "limit-exceeded: when its period ends"}
     )
+    kind = fields.String(metadata={"description": "player-excluded: time-out or self-exclusion"})
+    until = fields.DateTime(metadata={"description": "player-excluded: when it ends"})
 
 
 class WhoAmISchema(Schema):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from service.api.schemas.common import Strict
-from service.core.safer_gambling import LIMITS, MOST
+from service.core.safer_gambling import LENGTHS, LIMITS, MOST
 
 
 class LimitSchema(Schema):
@@ -56,3 +56,23 @@ class SetLimitSchema(Strict):
             "after 24 hours, the old value holding until then."
         },
     )
+
+
+class NewExclusionSchema(Strict):
+    length = fields.String(
+        required=True,
+        validate=validate.OneOf(LENGTHS),
+        metadata={
+            "description": "a time-out: 24-hours, one-week, one-month, six-weeks; "
+            "self-exclusion: six-months, one-year, five-years. At once, and never shortened."
+        },
+    )
+
+
+class ExclusionSchema(Schema):
+    player_id = fields.UUID(required=True)
+    excluded = fields.Boolean(required=True)
+    kind = fields.String(
+        required=True, allow_none=True, metadata={"description": "time-out or self-exclusion"}
+    )
+    until = fields.DateTime(required=True, allow_none=True)
