@@ -437,6 +437,21 @@ class PlayerExcluded:
     until: str  # instant
 
 
+@dataclass(frozen=True, slots=True)
+class GamingSwitched:
+    """An operator switched gaming off or back on (GLI-19 s2.4.1, s4.15.1, A.6.3): for
+    everyone (scope "all", target "*"), one game (its id), one game version (its
+    rules_version) or one player (their id), and why. Games already dealt play on."""
+
+    TYPE: ClassVar[str] = "GamingSwitched"
+    VERSION: ClassVar[int] = 1
+
+    scope: str  # all, game, version or player
+    target: str
+    enabled: bool
+    reason: str
+
+
 GameEvent = (
     StakePlaced
     | Dealt
@@ -502,7 +517,11 @@ PLAYER_EVENT_TYPES: tuple[type[PlayerEvent], ...] = (
     PlayerExcluded,
 )
 
-AnyEvent = GameEvent | PlayerEvent | DuelEvent
+#: The operator's switches: the gaming-controls stream.
+ControlEvent = GamingSwitched
+CONTROL_EVENT_TYPES: tuple[type[ControlEvent], ...] = (GamingSwitched,)
+
+AnyEvent = GameEvent | PlayerEvent | DuelEvent | ControlEvent
 ALL_EVENT_TYPES: tuple[type[AnyEvent], ...] = (
-    GAME_EVENT_TYPES + PLAYER_EVENT_TYPES + DUEL_EVENT_TYPES
+    GAME_EVENT_TYPES + PLAYER_EVENT_TYPES + DUEL_EVENT_TYPES + CONTROL_EVENT_TYPES
 )

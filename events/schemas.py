@@ -342,6 +342,16 @@ class PlayerExcludedSchema(EventSchema):
     until = _instant()
 
 
+class GamingSwitchedSchema(EventSchema):
+    event_class = catalog.GamingSwitched
+    scope = fields.String(
+        required=True, validate=validate.OneOf(("all", "game", "version", "player"))
+    )
+    target = fields.String(required=True, validate=validate.Length(min=1, max=100))
+    enabled = fields.Boolean(required=True)
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
+
+
 SCHEMAS: dict[type[Any], Schema] = {
     schema.event_class: schema()
     for schema in (
@@ -372,5 +382,6 @@ SCHEMAS: dict[type[Any], Schema] = {
         PreferencesChangedSchema,
         LimitChangedSchema,
         PlayerExcludedSchema,
+        GamingSwitchedSchema,
     )
 }

@@ -19,6 +19,7 @@ from service import cli, console
 from service.api import (
     audits,
     checkpoints,
+    controls,
     duels,
     games,
     players,
@@ -106,6 +107,7 @@ def create_app(
     api.register_blueprint(public.blp)
     api.register_blueprint(players.blp)
     api.register_blueprint(safer_gambling.blp)
+    api.register_blueprint(controls.blp)
     api.register_blueprint(games.blp)
     api.register_blueprint(duels.blp)
     api.register_blueprint(duels.player_duels)

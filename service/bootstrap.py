@@ -16,6 +16,7 @@ from service.runtime.config import Settings
 from service.services.access import Access
 from service.services.checkpoints import Anchors, load_keys
 from service.services.compliance import Audits
+from service.services.controls import Controls
 from service.services.duels import Duels
 from service.services.finance_reports import Reports
 from service.services.games import Games
@@ -40,6 +41,7 @@ class Container:
     reports: Reports
     anchors: Anchors
     safer: SaferGambling
+    controls: Controls
     celery: Celery
 
     def unit_of_work(self) -> UnitOfWork:
@@ -106,5 +108,6 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
         reports=Reports(unit_of_work, settings.paytables),
         anchors=anchors,
         safer=safer,
+        controls=Controls(unit_of_work),
         celery=celery,
     )

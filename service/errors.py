@@ -222,3 +222,17 @@ class Excluded(Exception):
         super().__init__(f"the player is in a {kind} until {until.isoformat()}")
         self.kind = kind
         self.until = until
+
+
+class Disabled(Exception):
+    """An operator switched off what a deal or a join needs: gaming for everyone or for this
+    player (``gaming-disabled``), or this game or game version (``game-disabled``)."""
+
+    def __init__(self, scope: str, target: str, reason: str) -> None:
+        what = {"all": "all gaming", "player": "gaming for this player"}.get(
+            scope, f"{scope} {target}"
+        )
+        super().__init__(f"{what} is disabled: {reason}")
+        self.scope = scope
+        self.target = target
+        self.reason = reason

@@ -18,6 +18,7 @@ from service import errors
 from service.core.ledger import InsufficientFunds, TransactionIdReused
 from service.errors import (
     CertificationDisabled,
+    Disabled,
     DuelNotOver,
     Excluded,
     GameInProgress,
@@ -193,6 +194,20 @@ _TYPES = (
         "deposit until it ends. Withdrawals, and playing out a game already dealt, stay open.",
     ),
     ProblemType(
+        "gaming-disabled",
+        403,
+        "Gaming disabled",
+        "An operator switched off gaming for everyone or for this player (scope, reason): no "
+        "deal or duel join until it is switched on. Games already dealt play on.",
+    ),
+    ProblemType(
+        "game-disabled",
+        403,
+        "Game disabled",
+        "An operator switched off this game or this game version (scope, target, reason): no "
+        "deal or duel join of it until it is switched on. Games already dealt play on.",
+    ),
+    ProblemType(
         "idempotency-key-reused",
         422,
         "Idempotency key reused",
@@ -312,6 +327,11 @@ def from_exception(error: Exception) -> Problem:
     if isinstance(error, InsufficientFunds):
         return Problem(
             "insufficient-funds", f"the balance does not cover {error.amount} minor units"
+        )
+    if isinstance(error, Disabled):
+        slug = "gaming-disabled" if error.scope in ("all", "player") else "game-disabled"
+        return Problem(
+            slug, str(error), scope=error.scope, target=error.target, reason=error.reason
         )
     if isinstance(error, Excluded):
         return Problem(

@@ -13,6 +13,7 @@ from service.api.problems import TYPES, Problem
 from service.api.schemas.common import ProblemTypeSchema, WhoAmISchema
 from service.api.schemas.public import HealthSchema, QuoteQuerySchema, QuoteSchema, VariantsSchema
 from service.api.wiring import services
+from service.core.controls import game_open
 from service.core.paytable import STAKE_GRID
 from service.games import STANDALONE
 from service.games.klondike import VEGAS_DRAW1
@@ -29,9 +30,14 @@ blp = Blueprint("public", __name__, description="Rules, paytables, quotes and he
 def variants() -> Any:
     settings = services().settings
     vegas = VEGAS_DRAW1
+    off = services().controls.off()
     return {
         "rules_version": vegas.rules_version,
-        "variants": [_game(game) for game in STANDALONE.values()],
+        "gaming_enabled": game_open(off, "", ""),
+        "variants": [
+            {**_game(game), "enabled": game_open(off, game.id, game.rules_version)}
+            for game in STANDALONE.values()
+        ],
         "paytables": [
             {
                 **t.as_config(),

@@ -30,18 +30,19 @@ class RequestContext:
 
 def event_metadata(
     request: RequestContext,
-    paytable_id: str,
-    paytable_version: int,
+    paytable_id: str | None = None,
+    paytable_version: int = 0,
     rules_version: str | None = None,
 ) -> dict[str, Any]:
-    """Who, which request, and the rules (of a game's stream) and paytable in force. When is
-    the database's clock, recorded by the store."""
+    """Who, which request, and the rules (of a game's stream) and paytable in force (none for
+    the operator's switches). When is the database's clock, recorded by the store."""
     meta: dict[str, Any] = {
         "actor": request.actor.id,
         "role": request.actor.role,
         "request_id": request.request_id,
-        "paytable": {"id": paytable_id, "version": paytable_version},
     }
+    if paytable_id is not None:
+        meta["paytable"] = {"id": paytable_id, "version": paytable_version}
     if rules_version is not None:
         meta["rules_version"] = rules_version
     return meta

@@ -1,5 +1,6 @@
 """Stream names (pure): the one place that spells them. A game's events are ``game-<id>``, a
-duel's ``duel-<id>``, a player's ``player-<id>``; the audit's units, the finance projections
+duel's ``duel-<id>``, a player's ``player-<id>``, and the operator's switches are the one
+``gaming-controls`` stream; the audit's units, the finance projections
 and the verifiers read a stream's kind and id from its name with these too. (SQL that builds a
 name in the database, as the audit's plan does, spells the same prefixes.)"""
 
@@ -10,6 +11,8 @@ import uuid
 GAME = "game-"
 DUEL = "duel-"
 PLAYER = "player-"
+#: The operator's switches of gaming (GamingSwitched): one stream for the whole casino.
+CONTROLS = "gaming-controls"
 
 
 def game_stream(game_id: uuid.UUID | str) -> str:

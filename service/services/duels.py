@@ -32,6 +32,7 @@ from service.core.streams import duel_stream, game_stream
 from service.errors import CertificationDisabled, DuelNotOver, NotFound, RuleViolation, TimeUp
 from service.games.klondike import KLONDIKE_DUEL
 from service.services import history_audits as audit
+from service.services.controls import Controls
 from service.services.games import (
     Games,
     LoadedGame,
@@ -145,6 +146,7 @@ class Duels:
             table = replace(real, currency=ledger.game_currency(real.currency, certify))
             table.check(fee, seats)
             self._safer.check_wager_in(uow, player_id, table.currency, fee)
+            Controls.check_open_in(uow, player_id, KLONDIKE_DUEL.id, KLONDIKE_DUEL.rules_version)
             now = self.clock()
             found = None
             if certification is None:

@@ -41,6 +41,7 @@ from service.errors import (
 )
 from service.games import game_named
 from service.rules.cards import Card
+from service.services.controls import Controls
 from service.services.safer_gambling import SaferGambling
 from service.services.seed_vault import SeedVault
 from service.services.unit_of_work import UnitOfWork
@@ -166,10 +167,11 @@ class Games:
             open_game = uow.projections.open_game(player_id)
             if open_game is not None:
                 raise GameInProgress(open_game.game_id)
+            rules = game_named(variant)
+            Controls.check_open_in(uow, player_id, rules.id, rules.rules_version)
             self._safer.check_wager_in(uow, player_id, table.currency, stake)
 
             game_id = uuid.uuid4()
-            rules = game_named(variant)
             kind, secret, command = self._deal(
                 game_id, player_id, variant, stake, table, client_seed, certification
             )

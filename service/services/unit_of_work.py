@@ -21,6 +21,7 @@ from service.core.context import RequestContext
 from service.storage.access import AccessStore
 from service.storage.advantage import AdvantageReads
 from service.storage.checkpoints import CheckpointStore
+from service.storage.controls import ControlStore
 from service.storage.duels import DuelStore
 from service.storage.game_writes import GameWrites
 from service.storage.idempotency import IdempotencyStore
@@ -45,6 +46,7 @@ class UnitOfWork:
     game_writes: GameWrites
     advantage: AdvantageReads
     limits: LimitStore
+    controls: ControlStore
 
     def __init__(self, pool: ConnectionPool) -> None:
         self._pool = pool
@@ -67,6 +69,7 @@ class UnitOfWork:
         self.game_writes = GameWrites(self.conn)
         self.advantage = AdvantageReads(self.conn)
         self.limits = LimitStore(self.conn)
+        self.controls = ControlStore(self.conn)
         return self
 
     def outside_transaction(self) -> None:

@@ -373,6 +373,33 @@ ROUTES: tuple[Route, ...] = (
         at("/v1/players/{player}/exclusion"),
         own(OK, "operator", "auditor"),
     ),
+    # disable on demand (switching on only: off would stop the matrix's own deals; off is
+    # tests/api/test_controls.py)
+    Route("GET", "/v1/controls", at("/v1/controls"), staff_only(OK, "operator", "auditor")),
+    Route(
+        "PUT",
+        "/v1/controls/gaming",
+        at("/v1/controls/gaming", enabled=True, reason="matrix"),
+        staff_only(OK, "operator"),
+    ),
+    Route(
+        "PUT",
+        "/v1/controls/games/<game>",
+        at("/v1/controls/games/golf", enabled=True, reason="matrix"),
+        staff_only(OK, "operator"),
+    ),
+    Route(
+        "PUT",
+        "/v1/controls/versions/<path:rules_version>",
+        at("/v1/controls/versions/golf/3", enabled=True, reason="matrix"),
+        staff_only(OK, "operator"),
+    ),
+    Route(
+        "PUT",
+        "/v1/controls/players/<uuid:player_id>",
+        at("/v1/controls/players/{player}", enabled=True, reason="matrix"),
+        staff_only(OK, "operator"),
+    ),
     # (taking one is tests/api/test_safer_gambling.py: it would stop the matrix's own deals)
     Route(
         "POST",

@@ -678,6 +678,8 @@ NAMED = {
     "insufficient-funds": 422,
     "limit-exceeded": 422,
     "player-excluded": 403,
+    "gaming-disabled": 403,
+    "game-disabled": 403,
     "idempotency-key-reused": 422,
     "internal-error": 500,
     "integrity-breach": 500,

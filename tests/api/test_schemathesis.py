@@ -32,6 +32,8 @@ from requests.structures import CaseInsensitiveDict
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
+from service.bootstrap import Container
+from service.core.context import Actor, RequestContext
 from service.services.access import KEY_PREFIX
 
 SPEC = Path(__file__).resolve().parents[2] / "openapi.yaml"
@@ -144,22 +146,39 @@ def _caller_and_aim(case: Case) -> tuple[str, bool]:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-def test_every_response_matches_the_document(case: Case, world: World) -> None:
+def test_every_response_matches_the_document(
+    case: Case, world: World, container: Container
+) -> None:
     caller, aimed = _caller_and_aim(case)
     # A case probing the validation of its path or body keeps its invalid ids.
     probe = case.meta is not None and any(
         case.meta.is_negative_at(where)
         for where in (ParameterLocation.PATH, ParameterLocation.BODY)
     )
-    # Ending the shared player's sessions would leave every later case unauthorised: those
-    # routes are fuzzed against ids of nobody (their success is tested in test_sessions).
-    ends_sessions = case.operation.path.endswith(("/sessions/current", "/sessions/revoke"))
-    if aimed and not probe and not ends_sessions:
-        _aim_at_real_things(case, world)
-    case.call_and_validate(
-        headers={"Authorization": f"Bearer {world.tokens[caller]}"},
-        excluded_checks=[positive_data_acceptance],
+    # Ending the shared player's sessions would leave every later case unauthorised, and a
+    # limit or an exclusion would stop its deals: those routes are fuzzed against ids of
+    # nobody (their success is tested in test_sessions and test_safer_gambling).
+    stops_the_player = case.operation.path.endswith(
+        ("/sessions/current", "/sessions/revoke", "/exclusions", "/limits/{limit}")
     )
+    if aimed and not probe and not stops_the_player:
+        _aim_at_real_things(case, world)
+    try:
+        case.call_and_validate(
+            headers={"Authorization": f"Bearer {world.tokens[caller]}"},
+            excluded_checks=[positive_data_acceptance],
+        )
+    finally:
+        if case.operation.path.startswith("/v1/controls/"):
+            _switch_everything_back_on(container)
+
+
+def _switch_everything_back_on(container: Container) -> None:
+    """A fuzzed switch may have turned gaming off for the whole casino (the test database is
+    shared): every switch is turned back on before the next case."""
+    operator = RequestContext(Actor("schemathesis", "operator"))
+    for off in container.controls.off():
+        container.controls.switch(operator, off.scope, off.target, True, "fuzzing done")
 
 
 # --- what the fuzzing found, pinned ------------------------------------------------------------

@@ -21,6 +21,7 @@ FIELDS = {
     "passes",
     "family",
     "rules_version",
+    "enabled",
     "decks",
     "summary",
     "undo",

@@ -29,6 +29,7 @@ from service.errors import IntegrityBreach
 from service.runtime import database as db
 from service.services import finance_books as finance
 from service.services import history_audits as audit
+from service.services.controls import Controls
 from service.services.safer_gambling import SaferGambling
 from tests.dbtools import OWNER_ROLE, SERVICE_ROLE, ScratchDatabase
 from tests.integration.conftest import World, as_player
@@ -395,9 +396,10 @@ def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
 
         for constant, sql_text in OLDER_WRITES.items():
             monkeypatch.setattr(constant, sql_text)
-        # The release before had no limits (0017): its deals and deposits checked none.
+        # The release before had no limits (0017) nor switches (0019): it checked none.
         monkeypatch.setattr(SaferGambling, "check_wager_in", lambda *_: None)
         monkeypatch.setattr(SaferGambling, "check_deposit_in", lambda *_: None)
+        monkeypatch.setattr(Controls, "check_open_in", lambda *_: None)
         before = build(settings, migrate=False)
         try:
             world = World(before)
@@ -412,7 +414,9 @@ def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
         monkeypatch.undo()
 
         applied = db.migrate(urls.migration)
-        assert {"0016.functions-not-tables", "0017.safer-gambling"} <= set(applied)
+        assert {"0016.functions-not-tables", "0017.safer-gambling", "0019.gaming-controls"} <= set(
+            applied
+        )
         after = build(settings, migrate=False)
         try:
             assert _run(after, audit.Scope("all")).findings == ()

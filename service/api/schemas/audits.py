@@ -153,6 +153,8 @@ class SignificantQuerySchema(Strict):
                 "session",
                 "collection-failed",
                 "certification",
+                "advantage-play",
+                "gaming-control",
             )
         ),
     )

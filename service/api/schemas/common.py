@@ -73,6 +73,11 @@ class ProblemSchema(Schema):
     )
     kind = fields.String(metadata={"description": "player-excluded: time-out or self-exclusion"})
     until = fields.DateTime(metadata={"description": "player-excluded: when it ends"})
+    scope = fields.String(
+        metadata={"description": "gaming-disabled, game-disabled: all, player, game or version"}
+    )
+    target = fields.String(metadata={"description": "game-disabled: the game or version"})
+    reason = fields.String(metadata={"description": "gaming-disabled, game-disabled: why"})
 
 
 class WhoAmISchema(Schema):

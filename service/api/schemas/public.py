@@ -98,6 +98,13 @@ class VariantSchema(Schema):
     )
     family = fields.String(required=True)
     rules_version = fields.String(required=True)
+    enabled = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "false: an operator switched it (or its version, or all gaming) "
+            "off, and it is not dealt until switched on"
+        },
+    )
     decks = fields.Integer(required=True)
     summary = fields.List(fields.String(), required=True)
     undo = fields.String(required=True)
@@ -136,6 +143,9 @@ class IdlePolicySchema(Schema):
 class VariantsSchema(Schema):
     rules_version = fields.String(
         required=True, metadata={"description": "the Vegas variants'; every game lists its own"}
+    )
+    gaming_enabled = fields.Boolean(
+        required=True, metadata={"description": "false: an operator switched all gaming off"}
     )
     variants = fields.List(fields.Nested(VariantSchema), required=True)
     paytables = fields.List(fields.Nested(PaytableSchema), required=True)
