@@ -438,6 +438,22 @@ class PlayerExcluded:
 
 
 @dataclass(frozen=True, slots=True)
+class RealityCheckAcknowledged:
+    """The player acknowledged a reality check of the session that began at
+    ``session_started``, having been shown its time, stakes, payouts and net."""
+
+    TYPE: ClassVar[str] = "RealityCheckAcknowledged"
+    VERSION: ClassVar[int] = 1
+
+    session_started: str  # instant
+    acknowledged_at: str  # instant, on the server's clock the checks fall due on
+    session_seconds: int
+    stakes: int
+    payouts: int
+    net: int
+
+
+@dataclass(frozen=True, slots=True)
 class GamingSwitched:
     """An operator switched gaming off or back on (GLI-19 s2.4.1, s4.15.1, A.6.3): for
     everyone (scope "all", target "*"), one game (its id), one game version (its
@@ -495,6 +511,7 @@ PlayerEvent = (
     | PreferencesChanged
     | LimitChanged
     | PlayerExcluded
+    | RealityCheckAcknowledged
 )
 
 DuelEvent = DuelOpened | SeatTaken | SeatDealt | SeatFinished | DuelSettled | DuelCancelled
@@ -515,6 +532,7 @@ PLAYER_EVENT_TYPES: tuple[type[PlayerEvent], ...] = (
     PreferencesChanged,
     LimitChanged,
     PlayerExcluded,
+    RealityCheckAcknowledged,
 )
 
 #: The operator's switches: the gaming-controls stream.

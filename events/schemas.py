@@ -342,6 +342,16 @@ class PlayerExcludedSchema(EventSchema):
     until = _instant()
 
 
+class RealityCheckAcknowledgedSchema(EventSchema):
+    event_class = catalog.RealityCheckAcknowledged
+    session_started = _instant()
+    acknowledged_at = _instant()
+    session_seconds = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    stakes = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    payouts = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    net = fields.Integer(required=True, strict=True)
+
+
 class GamingSwitchedSchema(EventSchema):
     event_class = catalog.GamingSwitched
     scope = fields.String(
@@ -382,6 +392,7 @@ SCHEMAS: dict[type[Any], Schema] = {
         PreferencesChangedSchema,
         LimitChangedSchema,
         PlayerExcludedSchema,
+        RealityCheckAcknowledgedSchema,
         GamingSwitchedSchema,
     )
 }

@@ -7,6 +7,7 @@ only ever added, never renamed. The sentence is for humans and may be reworded.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 
 class RuleViolation(Exception):
@@ -236,3 +237,15 @@ class Disabled(Exception):
         self.scope = scope
         self.target = target
         self.reason = reason
+
+
+class RealityCheckDue(Exception):
+    """A reality check is due in the player's session: play pauses until the player
+    acknowledges it. ``check`` is the prompt (service.core.safer_gambling.RealityCheck)."""
+
+    def __init__(self, check: Any) -> None:
+        super().__init__(
+            "a reality check is due: acknowledge it (POST /v1/players/{id}/reality-check) to "
+            "play on"
+        )
+        self.check = check

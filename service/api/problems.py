@@ -30,6 +30,7 @@ from service.errors import (
     LogEmpty,
     NotFound,
     PlayerConflict,
+    RealityCheckDue,
     RuleViolation,
     TimeUp,
     VersionMismatch,
@@ -194,6 +195,14 @@ _TYPES = (
         "deposit until it ends. Withdrawals, and playing out a game already dealt, stay open.",
     ),
     ProblemType(
+        "reality-check-due",
+        409,
+        "Reality check due",
+        "A reality check of the player's session is due (reality_check: the session's time, "
+        "stakes, payouts and net): no deal, play action or duel join until the player "
+        "acknowledges it (POST /v1/players/{id}/reality-check). Collecting stays open.",
+    ),
+    ProblemType(
         "gaming-disabled",
         403,
         "Gaming disabled",
@@ -328,6 +337,8 @@ def from_exception(error: Exception) -> Problem:
         return Problem(
             "insufficient-funds", f"the balance does not cover {error.amount} minor units"
         )
+    if isinstance(error, RealityCheckDue):
+        return Problem("reality-check-due", str(error), reality_check=error.check.shown())
     if isinstance(error, Disabled):
         slug = "gaming-disabled" if error.scope in ("all", "player") else "game-disabled"
         return Problem(

@@ -96,6 +96,7 @@ def request_context() -> RequestContext:
         request_id=request_id(),
         idempotency_key=key,
         fingerprint=fingerprint,
+        session_started=principal.session_started,
     )
 
 

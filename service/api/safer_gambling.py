@@ -16,6 +16,7 @@ from service.api.schemas.safer_gambling import (
     ExclusionSchema,
     LimitsSchema,
     NewExclusionSchema,
+    RealityCheckStateSchema,
     SetLimitSchema,
 )
 from service.api.wiring import services
@@ -109,3 +110,35 @@ def exclusion(player_id: uuid.UUID) -> Any:
 def exclude(body: dict[str, Any], player_id: uuid.UUID) -> Any:
     found = services().safer.exclude(request_context(), player_id, body["length"])
     return _exclusion(player_id, found), 201
+
+
+@blp.route("/<uuid:player_id>/reality-check", methods=["GET"])
+@allow(player="self")
+@blp.doc(
+    security=BEARER,
+    summary="The reality check due in this session, if any",
+    description="Due once the player's reality-check interval (a limit, in minutes) has passed "
+    "since the session began or since the last acknowledgement: then no deal, play action or "
+    "duel join is accepted (409 reality-check-due) until it is acknowledged.",
+)
+@blp.response(200, RealityCheckStateSchema)
+@problems(blp, *AUTHENTICATED, 404)
+def reality_check(player_id: uuid.UUID) -> Any:
+    due = services().safer.reality_check(request_context(), player_id)
+    return {"due": due is not None, "reality_check": due}
+
+
+@blp.route("/<uuid:player_id>/reality-check", endpoint="acknowledge", methods=["POST"])
+@allow(player="self")
+@blp.doc(
+    security=BEARER,
+    parameters=[IDEMPOTENCY_KEY_HEADER],
+    summary="Acknowledge the reality check: play goes on until the next one",
+    description="Recorded on the player's stream with the figures shown. Nothing is recorded "
+    "when no check is due (due false).",
+)
+@blp.response(200, RealityCheckStateSchema)
+@problems(blp, *AUTHENTICATED, 404)
+def acknowledge(player_id: uuid.UUID) -> Any:
+    seen = services().safer.acknowledge(request_context(), player_id)
+    return {"due": False, "reality_check": seen}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 Role = Literal["player", "operator", "auditor", "finance", "system"]
@@ -26,6 +27,8 @@ class RequestContext:
     #: fingerprint describes what was asked; the same key with another fingerprint is refused.
     idempotency_key: str | None = None
     fingerprint: str = ""
+    #: A player session's start: the session a reality check counts (None: staff, a task).
+    session_started: datetime | None = None
 
 
 def event_metadata(

@@ -7,7 +7,11 @@ The limits (GLI-19 s2.5.5, A.3.7-A.3.8; UKGC RTS 12A/12B):
 - ``loss-day``, ``loss-week``, ``loss-month``: net loss in the period, every real-money movement
   of the player's wallet but the cashier's (stakes and duel fees out, winnings, refunds and
   duel prizes back), so an open game's stake counts until it pays;
-- ``max-stake``: the most one game's stake (or one duel's entry fee) may be.
+- ``max-stake``: the most one game's stake (or one duel's entry fee) may be;
+- ``reality-check``: minutes between reality checks (RTS 13): once that long has passed in a
+  player session since it began or since the last check was acknowledged, play pauses (no
+  deal, play action or duel join; collecting stays open) until the player acknowledges the
+  check, which shows the session's time, stakes, payouts and net.
 
 Time-outs (24 hours, one week, one month, six weeks) and self-exclusion (six months, one year,
 five years) apply at once (LCCP SR 3.5.3): no deal, duel join or deposit until they end;
@@ -28,21 +32,26 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 from events.catalog import LimitChanged, PlayerExcluded
 from service.core.clock import instant, parse_instant
-from service.errors import Excluded, LimitExceeded
+from service.errors import Excluded, InvalidArgument, LimitExceeded, RealityCheckDue
 
 Period = Literal["day", "week", "month"]
 PERIODS: tuple[Period, ...] = ("day", "week", "month")
 DEPOSIT_LIMITS = {f"deposit-{p}": p for p in PERIODS}
 LOSS_LIMITS = {f"loss-{p}": p for p in PERIODS}
 MAX_STAKE = "max-stake"
+#: Minutes between reality checks (RTS 13): set like a limit (shorter at once, longer or none
+#: a day later), it limits no money.
+REALITY_CHECK = "reality-check"
 #: Every limit a player may set, by name (the API's and the events' spelling).
-LIMITS: tuple[str, ...] = (*DEPOSIT_LIMITS, *LOSS_LIMITS, MAX_STAKE)
+LIMITS: tuple[str, ...] = (*DEPOSIT_LIMITS, *LOSS_LIMITS, MAX_STAKE, REALITY_CHECK)
 #: The highest value a limit may take (a billion major units: no one means more).
 MOST = 10**11
+#: ... and a reality check's interval, in minutes: a day.
+MOST_MINUTES = 24 * 60
 #: How long a looser limit waits before it takes effect.
 LOOSENING_DELAY = timedelta(hours=24)
 
@@ -80,6 +89,10 @@ def change(limit_name: str, state: Limit, value: int | None, now: datetime) -> L
     the same as) what holds now, else after the loosening delay."""
     if limit_name not in LIMITS:
         raise ValueError(f"no limit {limit_name!r}")
+    if limit_name == REALITY_CHECK and value is not None and value > MOST_MINUTES:
+        raise InvalidArgument(
+            "value", f"a reality check comes at least every {MOST_MINUTES} minutes"
+        )
     current = state.at(now)
     at_once = value == current or stricter(value, current)
     effective = now if at_once else now + LOOSENING_DELAY
@@ -158,7 +171,7 @@ def remaining(
     shown: dict[str, tuple[int | None, int, datetime | None]] = {}
     for name in LIMITS:
         value = limits.get(name, NO_LIMIT).at(now)
-        if name == MAX_STAKE:
+        if name in (MAX_STAKE, REALITY_CHECK):
             shown[name] = (value, 0, None)
             continue
         period = DEPOSIT_LIMITS.get(name) or LOSS_LIMITS[name]
@@ -230,3 +243,74 @@ def check_not_excluded(exclusion: Exclusion | None, now: datetime) -> None:
     a deposit."""
     if exclusion is not None and exclusion.active(now):
         raise Excluded(exclusion.kind, exclusion.until)
+
+
+# --- reality checks -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SessionMoney:
+    """What a player session's play moved: stakes and fees out, winnings, refunds and prizes
+    back (real money)."""
+
+    stakes: int
+    payouts: int
+
+    @property
+    def net(self) -> int:
+        """The player's net win (negative: a loss)."""
+        return self.payouts - self.stakes
+
+
+@dataclass(frozen=True, slots=True)
+class RealityCheck:
+    """The prompt: the session so far, and since when the check has been due."""
+
+    session_started: datetime
+    due_at: datetime
+    session_seconds: int
+    stakes: int
+    payouts: int
+    net: int
+
+    def shown(self) -> dict[str, Any]:
+        """The prompt as the API shows it (a problem's reality_check, the check's route)."""
+        return {
+            "session_started": self.session_started.isoformat(),
+            "due_at": self.due_at.isoformat(),
+            "session_seconds": self.session_seconds,
+            "stakes": self.stakes,
+            "payouts": self.payouts,
+            "net": self.net,
+        }
+
+
+def reality_check_due(
+    interval: int | None,
+    session_started: datetime,
+    acknowledged: tuple[datetime, datetime] | None,
+    now: datetime,
+) -> datetime | None:
+    """When the check of this session fell due, if it has: ``interval`` minutes after the
+    session began, or after the last acknowledgement in this session (``acknowledged``: the
+    session's start and when, for the player's latest)."""
+    if interval is None:
+        return None
+    since = session_started
+    if acknowledged is not None and acknowledged[0] == session_started:
+        since = max(since, acknowledged[1])
+    due_at = since + timedelta(minutes=interval)
+    return due_at if now >= due_at else None
+
+
+def prompt(
+    session_started: datetime, due_at: datetime, money: SessionMoney, now: datetime
+) -> RealityCheck:
+    seconds = int((now - session_started).total_seconds())
+    return RealityCheck(session_started, due_at, seconds, money.stakes, money.payouts, money.net)
+
+
+def check_no_reality_check_due(due: RealityCheck | None) -> None:
+    """Pause play (RealityCheckDue) while a reality check waits for its acknowledgement."""
+    if due is not None:
+        raise RealityCheckDue(due)

@@ -47,6 +47,7 @@ def _digest(secret: str) -> str:
 class Principal:
     actor: Actor
     player_id: uuid.UUID | None = None  # set for a player session
+    session_started: datetime | None = None  # a player session's start (reality checks)
 
     @property
     def role(self) -> str:
@@ -207,9 +208,9 @@ class Access:
             if found is None:
                 self._remember(digest, None, now, now, None)
                 return None
-            player_id, expires_at = found
+            player_id, expires_at, started = found
             touched = now if touch or known is None else known.touched_at
-            principal = Principal(Actor(str(player_id), "player"), player_id)
+            principal = Principal(Actor(str(player_id), "player"), player_id, started)
             return self._remember(digest, principal, now, touched, expires_at)
         return None
 

@@ -170,6 +170,7 @@ class Games:
             rules = game_named(variant)
             Controls.check_open_in(uow, player_id, rules.id, rules.rules_version)
             self._safer.check_wager_in(uow, player_id, table.currency, stake)
+            self._safer.check_reality_in(uow, request, player_id)
 
             game_id = uuid.uuid4()
             kind, secret, command = self._deal(
@@ -245,7 +246,11 @@ class Games:
         retry_on_conflict: bool = True,
     ) -> LoadedGame:
         """Apply one play command. ``retry_on_conflict=False`` (the API's choice) makes a
-        concurrent command on the same game a ConcurrencyConflict instead of applying both."""
+        concurrent command on the same game a ConcurrencyConflict instead of applying both.
+        Paused (RealityCheckDue) while a reality check of the player's session waits; collecting
+        is not."""
+        if request.actor.role == "player":
+            self._safer.check_reality(request, uuid.UUID(request.actor.id))
         return self._command(
             request, game_id, lambda _: command, expected_version, retry=retry_on_conflict
         )

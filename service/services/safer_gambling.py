@@ -17,13 +17,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from events.catalog import RealityCheckAcknowledged
 from events.records import NewEvent
 from service.core import ledger
 from service.core import safer_gambling as rules
-from service.core.clock import Clock, system_clock
+from service.core.clock import Clock, instant, system_clock
 from service.core.context import RequestContext, event_metadata
 from service.core.paytable import Paytable, paytable_for
-from service.core.safer_gambling import Exclusion
+from service.core.safer_gambling import Exclusion, RealityCheck
 from service.core.streams import player_stream
 from service.errors import NotFound
 from service.services.unit_of_work import UnitOfWork
@@ -120,6 +121,79 @@ class SaferGambling:
             uow.remember(request, {"player_id": str(player_id), "length": length})
             uow.commit()
             return rules.excluded(event)
+
+    # --- reality checks ---------------------------------------------------------------------
+
+    def reality_check(self, request: RequestContext, player_id: uuid.UUID) -> RealityCheck | None:
+        """The reality check due in the caller's player session, if any (None for staff)."""
+        with self._uow() as uow:
+            uow.outside_transaction()
+            if uow.projections.player(player_id) is None:
+                raise NotFound("player", player_id)
+            return self._due(uow, request, player_id)
+
+    def check_reality(self, request: RequestContext, player_id: object) -> None:
+        """Pause play (RealityCheckDue) while a reality check of the caller's session waits:
+        before a play action, in a connection of its own."""
+        if request.session_started is None:
+            return
+        with self._uow() as uow:
+            uow.outside_transaction()
+            rules.check_no_reality_check_due(self._due(uow, request, player_id))
+
+    def check_reality_in(self, uow: UnitOfWork, request: RequestContext, player_id: object) -> None:
+        """The same, in the caller's transaction (a deal, a duel's join)."""
+        if request.session_started is not None:
+            rules.check_no_reality_check_due(self._due(uow, request, player_id))
+
+    def acknowledge(self, request: RequestContext, player_id: uuid.UUID) -> RealityCheck | None:
+        """Record that the player saw their session's figures; play goes on until the next
+        check. Returns the check acknowledged (None if none was due: nothing is recorded)."""
+        with self._uow() as uow:
+            stored = uow.open_command(request)
+            if uow.projections.player(player_id) is None:
+                raise NotFound("player", player_id)
+            if stored is not None or request.session_started is None:
+                return None
+            due = self._due(uow, request, player_id)
+            if due is None:
+                return None
+            now = self.clock()
+            event = RealityCheckAcknowledged(
+                instant(due.session_started),
+                instant(now),
+                due.session_seconds,
+                due.stakes,
+                due.payouts,
+                due.net,
+            )
+            player = uow.projections.player(player_id)
+            assert player is not None
+            table = paytable_for(self._paytables, player.currency)
+            stream = player_stream(player_id)
+            version = uow.events.stream_version(stream)
+            meta = event_metadata(request, table.id, table.version)
+            uow.events.append(stream, [NewEvent.of(event, meta)], version)
+            uow.remember(request, {"player_id": str(player_id)})
+            uow.commit()
+            return due
+
+    def _due(
+        self, uow: UnitOfWork, request: RequestContext, player_id: object
+    ) -> RealityCheck | None:
+        started = request.session_started
+        if started is None:
+            return None
+        now = self.clock()
+        interval = uow.limits.limits(player_id).get(rules.REALITY_CHECK, rules.NO_LIMIT).at(now)
+        last = uow.limits.last_reality_check(player_id)
+        due_at = rules.reality_check_due(interval, started, last, now)
+        if due_at is None:
+            return None
+        player = uow.projections.player(player_id)  # type: ignore[arg-type]
+        assert player is not None
+        account = ledger.player_account(str(player_id), player.currency).account_id
+        return rules.prompt(started, due_at, uow.limits.session_money(account, started), now)
 
     def check_wager_in(
         self, uow: UnitOfWork, player_id: object, currency: str, amount: int

@@ -69,18 +69,22 @@ UPDATE player_sessions SET last_used_at = statement_timestamp()
    AND revoked_at IS NULL
    AND last_used_at > statement_timestamp() - %(idle)s
    AND expires_at > statement_timestamp()
-RETURNING player_id, expires_at
+RETURNING player_id, expires_at, created_at
 """
 
 # Check a session as the touch does, without writing: a process asks this between touches.
 CHECK_SESSION_SQL = """
-SELECT player_id, expires_at
+SELECT player_id, expires_at, created_at
   FROM player_sessions
  WHERE token_hash = %(token_hash)s
    AND revoked_at IS NULL
    AND last_used_at > statement_timestamp() - %(idle)s
    AND expires_at > statement_timestamp()
 """
+
+
+#: A live session: its player, its hard expiry and when it began.
+LiveSession = tuple[uuid.UUID, datetime, datetime]
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,16 +162,17 @@ class AccessStore:
         assert row is not None
         return row[0], row[1]
 
-    def touch_session(self, token_hash: str, idle: timedelta) -> tuple[uuid.UUID, datetime] | None:
-        """The live session's player and hard expiry, its use recorded; None if not live."""
+    def touch_session(self, token_hash: str, idle: timedelta) -> LiveSession | None:
+        """The live session's player, hard expiry and start, its use recorded; None if not
+        live."""
         with self._conn.cursor() as cur:
             cur.execute(TOUCH_SESSION_SQL, {"token_hash": token_hash, "idle": idle}, prepare=True)
             row = cur.fetchone()
-        return (row[0], row[1]) if row else None
+        return (row[0], row[1], row[2]) if row else None
 
-    def check_session(self, token_hash: str, idle: timedelta) -> tuple[uuid.UUID, datetime] | None:
+    def check_session(self, token_hash: str, idle: timedelta) -> LiveSession | None:
         """The same answer as touch_session, writing nothing."""
         with self._conn.cursor() as cur:
             cur.execute(CHECK_SESSION_SQL, {"token_hash": token_hash, "idle": idle}, prepare=True)
             row = cur.fetchone()
-        return (row[0], row[1]) if row else None
+        return (row[0], row[1], row[2]) if row else None

@@ -11,7 +11,14 @@ from typing import Any
 
 import psycopg
 
-from service.core.safer_gambling import PERIODS, Exclusion, Limit, Usage, period_start
+from service.core.safer_gambling import (
+    PERIODS,
+    Exclusion,
+    Limit,
+    SessionMoney,
+    Usage,
+    period_start,
+)
 
 # Every limit the player has ever set: each one's last change.
 LIMITS_SQL = """
@@ -46,6 +53,24 @@ SELECT kind, until FROM player_exclusions WHERE player_id = %(player_id)s
 """
 
 
+# The player's latest acknowledged reality check: its session's start, and when.
+REALITY_CHECK_SQL = """
+SELECT session_started, acknowledged_at FROM player_reality_checks WHERE player_id = %(player_id)s
+"""
+
+# What the play of one wallet moved since a session began: stakes and fees out, winnings,
+# refunds and prizes back (the cashier's movements are not play).
+SESSION_MONEY_SQL = """
+SELECT coalesce(-sum(p.amount) FILTER (WHERE p.amount < 0), 0),
+       coalesce(sum(p.amount) FILTER (WHERE p.amount > 0), 0)
+  FROM postings p
+  JOIN ledger_transactions t ON t.transaction_id = p.transaction_id
+ WHERE p.account_id = %(account_id)s
+   AND p.created_at >= %(since)s
+   AND t.kind NOT IN ('deposit', 'withdrawal')
+"""
+
+
 class LimitStore:
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self._conn = conn
@@ -65,3 +90,14 @@ class LimitStore:
     def exclusion(self, player_id: object) -> Exclusion | None:
         row = self._conn.execute(EXCLUSION_SQL, {"player_id": player_id}).fetchone()
         return None if row is None else Exclusion(row[0], row[1])
+
+    def last_reality_check(self, player_id: object) -> tuple[datetime, datetime] | None:
+        row = self._conn.execute(REALITY_CHECK_SQL, {"player_id": player_id}).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def session_money(self, account_id: str, since: datetime) -> SessionMoney:
+        row = self._conn.execute(
+            SESSION_MONEY_SQL, {"account_id": account_id, "since": since}
+        ).fetchone()
+        assert row is not None
+        return SessionMoney(int(row[0]), int(row[1]))

@@ -400,6 +400,8 @@ ROUTES: tuple[Route, ...] = (
         at("/v1/controls/players/{player}", enabled=True, reason="matrix"),
         staff_only(OK, "operator"),
     ),
+    Route("GET", f"{PLAYER}/reality-check", at("/v1/players/{player}/reality-check"), own(OK)),
+    Route("POST", f"{PLAYER}/reality-check", at("/v1/players/{player}/reality-check"), own(OK)),
     # (taking one is tests/api/test_safer_gambling.py: it would stop the matrix's own deals)
     Route(
         "POST",

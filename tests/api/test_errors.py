@@ -680,6 +680,7 @@ NAMED = {
     "player-excluded": 403,
     "gaming-disabled": 403,
     "game-disabled": 403,
+    "reality-check-due": 409,
     "idempotency-key-reused": 422,
     "internal-error": 500,
     "integrity-breach": 500,

@@ -70,6 +70,7 @@ def test_a_player_sets_a_limit_reads_it_and_the_change_is_recorded(
         "loss-week",
         "loss-month",
         "max-stake",
+        "reality-check",
     }
     assert set(before.values()) == {None}
     saved = _set(http, player.token, player, "loss-day", 1_040)
@@ -304,3 +305,67 @@ def test_an_exclusion_takes_only_the_lengths_offered(http: Http) -> None:
     assert http.get(f"/v1/players/{player.id}/exclusion", player.token).get_json()["excluded"] is (
         False
     )
+
+
+# --- reality checks -----------------------------------------------------------------------------
+
+
+def test_a_reality_check_pauses_play_until_the_player_acknowledges_it(
+    http: Http, container: Container, monkeypatch: pytest.MonkeyPatch, admin_conn: DbConn
+) -> None:
+    player = WalletFactory.create(balance=5_200).player
+    assert _set(http, player.token, player, "reality-check", 1).status_code == 200  # minutes
+    too_long = _set(http, player.token, player, "reality-check", 1_441)
+    assert_problem(too_long, 422, "validation-error")
+    dealt = _deal(http, player, 520)
+    assert dealt.status_code == 201, dealt.get_json()
+    game_id = dealt.get_json()["id"]
+    quiet = http.get(f"/v1/players/{player.id}/reality-check", player.token).get_json()
+    assert quiet == {"due": False, "reality_check": None}
+
+    start = datetime.now(UTC)
+    monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(seconds=61))
+    paused = http.post(f"/v1/games/{game_id}/draw", player.token)
+    assert_problem(paused, 409, "reality-check-due")
+    check = paused.get_json()["reality_check"]
+    assert (check["stakes"], check["payouts"], check["net"]) == (520, 0, -520)
+    assert check["session_seconds"] >= 61
+    shown = http.get(f"/v1/players/{player.id}/reality-check", player.token).get_json()
+    assert shown == {"due": True, "reality_check": check}
+    # Stopping stays open: the player may collect while the check waits.
+    assert played(http, player.token, game_id, {"action": "collect"})["status"] == "collected"
+    assert_problem(_deal(http, player, 520), 409, "reality-check-due")
+
+    seen = http.post(f"/v1/players/{player.id}/reality-check", player.token)
+    assert seen.status_code == 200, seen.get_json()
+    assert seen.get_json() == {"due": False, "reality_check": check}
+    (data,) = admin_conn.execute(
+        "SELECT data FROM events WHERE stream_id = %s AND type = 'RealityCheckAcknowledged'",
+        (f"player-{player.id}",),
+    ).fetchone() or (None,)
+    assert isinstance(data, dict)
+    assert (data["stakes"], data["net"]) == (520, -520)
+    _lose(http, player, 520)  # play goes on until the next check
+    monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(seconds=122))
+    assert_problem(_deal(http, player, 520), 409, "reality-check-due")
+    again = http.post(f"/v1/players/{player.id}/reality-check", player.token).get_json()
+    assert (again["reality_check"]["stakes"], again["reality_check"]["net"]) == (1_040, -1_040)
+
+
+def test_no_reality_check_without_an_interval_or_for_staff(
+    http: Http, container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    player = WalletFactory.create(balance=1_040).player
+    start = datetime.now(UTC)
+    monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(hours=5))
+    _lose(http, player, 520)  # no interval set: never paused
+    assert _set(http, http.operator_key, player, "reality-check", 1).status_code == 200
+    assert_problem(_deal(http, player, 520), 409, "reality-check-due")
+    dealt = http.post(
+        "/v1/games",
+        http.operator_key,
+        json={"variant": "vegas-draw1", "stake": 520, "player_id": player.id, "seed": "cd" * 32},
+    )
+    assert dealt.status_code == 201, dealt.get_json()  # an operator's session has no check
+    nothing = http.post(f"/v1/players/{player.id}/reality-check", player.token)
+    assert nothing.status_code == 200

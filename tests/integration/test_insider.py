@@ -476,3 +476,26 @@ def test_a_player_s_exclusion_cannot_be_ended_by_the_service_login(
     found = fresh_container.safer.exclusion(player.player_id)
     assert found is not None
     assert found.kind == "self-exclusion"
+
+
+#: What the safer-gambling checks read, and a column of each.
+SAFER_GAMBLING_TABLES = {
+    "player_limits": "value",
+    "player_exclusions": "until",
+    "gaming_controls": "enabled",
+    "player_reality_checks": "acknowledged_at",
+}
+
+
+def test_the_service_login_only_reads_what_safer_gambling_enforces(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """Every table the safer-gambling checks read is written only by the triggers on the log
+    (migrations/0017-0020)."""
+    for table, column in SAFER_GAMBLING_TABLES.items():
+        name = sql.Identifier(table)
+        _refused(insider, sql.SQL("DELETE FROM {}").format(name).as_string(insider))
+        update = sql.SQL("UPDATE {} SET {} = NULL").format(name, sql.Identifier(column))
+        _refused(insider, update.as_string(insider))
+    _refused(insider, "SELECT project_reality_check()")
+    _refused(insider, "SELECT project_gaming_switch()")

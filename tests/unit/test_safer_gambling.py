@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from service.core import safer_gambling as sg
-from service.errors import Excluded, LimitExceeded
+from service.errors import Excluded, LimitExceeded, RealityCheckDue
 from service.runtime.config import Settings
 
 NOW = datetime(2026, 12, 31, 23, 59, 59, tzinfo=UTC)  # a Thursday
@@ -94,3 +94,20 @@ def test_an_exclusion_only_ever_extends() -> None:
     sg.check_not_excluded(week, week.until)
     with pytest.raises(ValueError, match="no exclusion"):
         sg.exclude(None, "forever", NOW)
+
+
+def test_a_reality_check_falls_due_an_interval_after_the_session_began_or_its_last_one() -> None:
+    began = NOW - timedelta(minutes=30)
+    assert sg.reality_check_due(None, began, None, NOW) is None
+    assert sg.reality_check_due(30, began, None, NOW) == NOW
+    assert sg.reality_check_due(31, began, None, NOW) is None
+    acknowledged = (began, NOW - timedelta(minutes=10))
+    assert sg.reality_check_due(30, began, acknowledged, NOW) is None
+    assert sg.reality_check_due(10, began, acknowledged, NOW) == NOW
+    another_session = (began - timedelta(days=1), NOW - timedelta(minutes=1))
+    assert sg.reality_check_due(30, began, another_session, NOW) == NOW  # counts from this one
+    money = sg.SessionMoney(stakes=1_040, payouts=300)
+    shown = sg.prompt(began, NOW, money, NOW)
+    assert (shown.session_seconds, shown.net) == (1_800, -740)
+    with pytest.raises(RealityCheckDue):
+        sg.check_no_reality_check_due(shown)

@@ -78,6 +78,12 @@ class ProblemSchema(Schema):
     )
     target = fields.String(metadata={"description": "game-disabled: the game or version"})
     reason = fields.String(metadata={"description": "gaming-disabled, game-disabled: why"})
+    reality_check = fields.Dict(
+        metadata={
+            "description": "reality-check-due: session_started, due_at, session_seconds, "
+            "stakes, payouts, net (minor units; net negative is a loss)"
+        }
+    )
 
 
 class WhoAmISchema(Schema):

@@ -15,8 +15,8 @@ class LimitSchema(Schema):
         metadata={
             "description": "deposit-day/week/month: gross deposits; loss-day/week/month: net "
             "loss (stakes and fees less winnings, refunds and prizes); max-stake: one game's "
-            "stake or one duel's fee. Periods are UTC calendar days, weeks (from Monday) and "
-            "months."
+            "stake or one duel's fee; reality-check: minutes between reality checks (not "
+            "money). Periods are UTC calendar days, weeks (from Monday) and months."
         },
     )
     value = fields.Integer(
@@ -52,8 +52,9 @@ class SetLimitSchema(Strict):
         allow_none=True,
         validate=validate.Range(1, MOST),
         metadata={
-            "description": "minor units (null: no limit). Stricter takes effect at once; looser "
-            "after 24 hours, the old value holding until then."
+            "description": "minor units (reality-check: minutes, at most 1440; null: no "
+            "limit). Stricter (lower) takes effect at once; looser after 24 hours, the old value "
+            "holding until then."
         },
     )
 
@@ -76,3 +77,24 @@ class ExclusionSchema(Schema):
         required=True, allow_none=True, metadata={"description": "time-out or self-exclusion"}
     )
     until = fields.DateTime(required=True, allow_none=True)
+
+
+class RealityCheckSchema(Schema):
+    session_started = fields.DateTime(required=True)
+    due_at = fields.DateTime(required=True)
+    session_seconds = fields.Integer(required=True)
+    stakes = fields.Integer(required=True, metadata={"description": "stakes and fees, minor units"})
+    payouts = fields.Integer(
+        required=True, metadata={"description": "winnings, refunds and prizes, minor units"}
+    )
+    net = fields.Integer(required=True, metadata={"description": "payouts - stakes"})
+
+
+class RealityCheckStateSchema(Schema):
+    due = fields.Boolean(required=True)
+    reality_check = fields.Nested(
+        RealityCheckSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "the prompt while due (for the acknowledgement: the one seen)"},
+    )
