@@ -119,7 +119,11 @@ def paytables() -> Any:
 @problems(blp, *AUTHENTICATED, 404)
 def duel(duel_id: uuid.UUID) -> Any:
     principal = require_principal()
-    return _answer(services().duels.duel(duel_id, principal.actor))
+    view, status, headers = _answer(services().duels.duel(duel_id, principal.actor))
+    if principal.player_id is not None:  # a player's view carries a due reality check
+        due = services().safer.reality_check(request_context(), principal.player_id)
+        view = {**view, "reality_check": due.shown() if due else None}
+    return view, status, headers
 
 
 @blp.route("/<uuid:duel_id>/deal", methods=["POST"])

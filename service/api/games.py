@@ -58,8 +58,27 @@ def game_headers(loaded: LoadedGame) -> dict[str, str]:
     return headers
 
 
-def answer(loaded: LoadedGame, status: int = 200, *, full: bool = False) -> Response:
-    return game_view_response(game_body(loaded, full=full), status, game_headers(loaded))
+def answer(
+    loaded: LoadedGame,
+    status: int = 200,
+    *,
+    full: bool = False,
+    reality_check: dict[str, Any] | None = None,
+) -> Response:
+    body = game_body(loaded, full=full)
+    body["reality_check"] = reality_check
+    return game_view_response(body, status, game_headers(loaded))
+
+
+def player_prompt(*, checked: bool) -> dict[str, Any] | None:
+    """What a player's answer says of the reality check due in their session: nothing due
+    right after a deal or play action the check let through (``checked``), else read now.
+    Staff sessions have none."""
+    principal = require_principal()
+    if principal.player_id is None or checked:
+        return None
+    due = services().safer.reality_check(request_context(), principal.player_id)
+    return due.shown() if due else None
 
 
 @blp.route("")
@@ -90,7 +109,7 @@ class Games(MethodView):
             client_seed=body.get("client_seed"),
             certification=asked.deal,
         )
-        answered = answer(loaded, 201)
+        answered = answer(loaded, 201, reality_check=player_prompt(checked=True))
         answered.headers["Location"] = url_for("games.Game", game_id=loaded.state.game_id)
         return answered
 
@@ -111,7 +130,7 @@ class Game(MethodView):
         if full and principal.role != "auditor":
             raise Problem("forbidden", "the full view is for auditors")
         loaded = services().games.game(game_id, actor=principal.actor)
-        return answer(loaded, full=full)
+        return answer(loaded, full=full, reality_check=player_prompt(checked=False))
 
 
 def _run(name: str, body: dict[str, Any], game_id: uuid.UUID) -> Any:
@@ -129,7 +148,7 @@ def _run(name: str, body: dict[str, Any], game_id: uuid.UUID) -> Any:
             expected_version=version,
             retry_on_conflict=False,
         )
-    return answer(loaded)
+    return answer(loaded, reality_check=player_prompt(checked=name != "collect"))
 
 
 def _command_route(name: str, schema: type[Strict], summary: str) -> None:

@@ -23,7 +23,8 @@ DbConn = psycopg.Connection[tuple[Any, ...]]
 
 #: Keys of the full (auditor's) view that a player must never see in a replay.
 HIDDEN_KEYS = {"deck", "stock", "waste_all", "foundation_piles", "shuffle_algorithm"}
-TIMESTAMPS = {"started_at", "last_event_at", "ended_at"}
+#: What a game view answer adds to the game's state: its times, and the player's reality check.
+TIMESTAMPS = {"started_at", "last_event_at", "ended_at", "reality_check"}
 SEEDED_ONLY = {"seed-commitment", "deck"}
 
 

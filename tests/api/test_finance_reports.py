@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import uuid
 from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
@@ -16,7 +17,7 @@ from service.bootstrap import Container
 from service.games import GAMES
 from service.runtime.config import Settings
 from tests.api.client import Http, assert_problem
-from tests.api.factories import Game, GameFactory
+from tests.api.factories import Game, GameFactory, WalletFactory
 from tests.builders import easy_deck
 from tests.workers import logs, wait_for
 
@@ -323,3 +324,66 @@ def test_a_reconciliation_request_is_validated(http: Http) -> None:
         assert_problem(
             http.get(f"/v1/reconciliation?{query}", http.finance_key), 422, "validation-error"
         )
+
+
+# --- safer gambling -------------------------------------------------------------------------------
+
+
+SAFER_COUNTS = (
+    "deposits",
+    "withdrawals",
+    "net_deposits",
+    "depositing_players",
+    "limit_refusals",
+    "exclusion_refusals",
+    "reality_check_refusals",
+    "time_outs",
+    "self_exclusions",
+    "reality_checks",
+)
+
+
+def _safer_today(http: Http) -> dict[str, int]:
+    (line,) = _report(http, _today(), _today())["safer_gambling"]
+    assert line["day"] == _today().isoformat()
+    return {name: line[name] for name in SAFER_COUNTS}
+
+
+def test_the_daily_report_counts_the_cashier_refusals_and_exclusions_of_the_day(
+    http: Http,
+) -> None:
+    before = _safer_today(http)
+    player = WalletFactory.create(balance=1_000).player
+    out = http.post(
+        f"/v1/players/{player.id}/withdrawals",
+        http.operator_key,
+        json={"amount": 200, "transaction_id": f"out-{uuid.uuid4()}"},
+    )
+    assert out.status_code == 201
+    limit = http.put(f"/v1/players/{player.id}/limits/max-stake", player.token, json={"value": 52})
+    assert limit.status_code == 200
+    refused = http.post("/v1/games", player.token, json={"variant": "vegas-draw1", "stake": 520})
+    assert refused.status_code == 422
+    taken = http.post(
+        f"/v1/players/{player.id}/exclusions", player.token, json={"length": "six-weeks"}
+    )
+    assert taken.status_code == 201
+    paid = http.post(
+        f"/v1/players/{player.id}/deposits",
+        http.operator_key,
+        json={"amount": 100, "transaction_id": f"in-{uuid.uuid4()}"},
+    )
+    assert paid.status_code == 403
+    after = _safer_today(http)
+    assert {name: after[name] - before[name] for name in SAFER_COUNTS} == {
+        "deposits": 1_000,
+        "withdrawals": 200,
+        "net_deposits": 800,
+        "depositing_players": 1,
+        "limit_refusals": 1,
+        "exclusion_refusals": 1,
+        "reality_check_refusals": 0,
+        "time_outs": 1,
+        "self_exclusions": 0,
+        "reality_checks": 0,
+    }

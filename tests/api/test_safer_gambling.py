@@ -322,6 +322,7 @@ def test_a_reality_check_pauses_play_until_the_player_acknowledges_it(
     game_id = dealt.get_json()["id"]
     quiet = http.get(f"/v1/players/{player.id}/reality-check", player.token).get_json()
     assert quiet == {"due": False, "reality_check": None}
+    assert http.get(f"/v1/games/{game_id}", player.token).get_json()["reality_check"] is None
 
     start = datetime.now(UTC)
     monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(seconds=61))
@@ -332,6 +333,9 @@ def test_a_reality_check_pauses_play_until_the_player_acknowledges_it(
     assert check["session_seconds"] >= 61
     shown = http.get(f"/v1/players/{player.id}/reality-check", player.token).get_json()
     assert shown == {"due": True, "reality_check": check}
+    view = http.get(f"/v1/games/{game_id}", player.token).get_json()
+    assert view["reality_check"] == check  # the view carries the prompt while it is due
+    assert http.get(f"/v1/games/{game_id}", http.operator_key).get_json()["reality_check"] is None
     # Stopping stays open: the player may collect while the check waits.
     assert played(http, player.token, game_id, {"action": "collect"})["status"] == "collected"
     assert_problem(_deal(http, player, 520), 409, "reality-check-due")
@@ -369,3 +373,18 @@ def test_no_reality_check_without_an_interval_or_for_staff(
     assert dealt.status_code == 201, dealt.get_json()  # an operator's session has no check
     nothing = http.post(f"/v1/players/{player.id}/reality-check", player.token)
     assert nothing.status_code == 200
+
+
+def test_a_duel_s_view_carries_the_due_reality_check_and_a_join_waits_for_it(
+    http: Http, container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    player = WalletFactory.create(balance=1_000).player
+    assert _set(http, player.token, player, "reality-check", 1).status_code == 200
+    joined = _join(http, player)
+    assert joined.status_code == 201, joined.get_json()
+    duel_id = joined.get_json()["id"]
+    start = datetime.now(UTC)
+    monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(seconds=61))
+    view = http.get(f"/v1/duels/{duel_id}", player.token).get_json()
+    assert (view["reality_check"]["stakes"], view["reality_check"]["net"]) == (100, -100)
+    assert_problem(_join(http, player, 200), 409, "reality-check-due")

@@ -111,6 +111,14 @@ class DuelViewSchema(Schema):
     seat_list = fields.List(fields.Nested(DuelSeatSchema), required=True)
     you = fields.Nested(OwnSeatSchema, required=True, allow_none=True)
     result = fields.Nested(DuelResultSchema, required=True, allow_none=True)
+    reality_check = fields.Dict(
+        allow_none=True,
+        metadata={
+            "description": "GET by the player: the reality check due in their session "
+            "(session_started, due_at, session_seconds, stakes, payouts, net), else null; "
+            "absent from other answers"
+        },
+    )
 
 
 class DuelListQuerySchema(PageQuerySchema):

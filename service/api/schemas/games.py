@@ -262,6 +262,14 @@ class GameViewSchema(GameStateSchema):
     started_at = fields.DateTime(required=True)
     last_event_at = fields.DateTime(required=True)
     ended_at = fields.DateTime(required=True, allow_none=True)
+    reality_check = fields.Dict(
+        allow_none=True,
+        metadata={
+            "description": "the reality check due in the player's session (session_started, "
+            "due_at, session_seconds, stakes, payouts, net), else null (always null for "
+            "staff)"
+        },
+    )
 
 
 class RecordedEventSchema(Schema):
