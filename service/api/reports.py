@@ -78,6 +78,7 @@ def daily(query: dict[str, Any]) -> Any:
         "month_to_date": _totals(report.month_to_date),
         "lifetime": _totals(report.lifetime),
         "advantage_play": report.advantage_play,
+        "safer_gambling": report.safer_gambling,
     }
 
 

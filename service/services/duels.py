@@ -119,7 +119,8 @@ class Duels:
         certify = certify or certification is not None
         for attempt in (1, 2):
             try:
-                return self._join(request, player_id, fee, seats, certification, certify)
+                with self._safer.refusals_recorded(request, player_id, "join"):
+                    return self._join(request, player_id, fee, seats, certification, certify)
             except ConcurrencyConflict:
                 if attempt == 2:
                     raise

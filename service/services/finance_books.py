@@ -212,6 +212,26 @@ class AdvantageLine:
 
 
 @dataclass(frozen=True, slots=True)
+class SaferGamblingDay:
+    """One UTC day's safer gambling, for one currency's players."""
+
+    day: date
+    deposits: int
+    withdrawals: int
+    depositing_players: int
+    limit_refusals: int
+    exclusion_refusals: int
+    reality_check_refusals: int
+    time_outs: int
+    self_exclusions: int
+    reality_checks: int
+
+    @property
+    def net_deposits(self) -> int:
+        return self.deposits - self.withdrawals
+
+
+@dataclass(frozen=True, slots=True)
 class DailyReport:
     currency: str
     start: date
@@ -221,6 +241,7 @@ class DailyReport:
     month_to_date: Totals
     lifetime: Totals
     advantage_play: tuple[AdvantageLine, ...] = ()
+    safer_gambling: tuple[SaferGamblingDay, ...] = ()
 
     @property
     def sandbox(self) -> bool:
@@ -269,7 +290,11 @@ def daily_report(uow: UnitOfWork, start: date, end: date, currency: str) -> Dail
         )
         for at, player_id, d in uow.advantage.reports(ADVANTAGE_PLAY, currency, first, after)
     )
-    return DailyReport(currency, start, end, lines, period, month, lifetime, flagged)
+    safer = tuple(
+        SaferGamblingDay(row[0], *(int(v) for v in row[1:]))
+        for row in store.safer_gambling(currency, (start, end), (first, after))
+    )
+    return DailyReport(currency, start, end, lines, period, month, lifetime, flagged, safer)
 
 
 CSV_COLUMNS = (

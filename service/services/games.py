@@ -152,6 +152,18 @@ class Games:
     ) -> LoadedGame:
         """Debit the stake and deal, in one transaction. Refused if the player has a game in
         progress, cannot cover the stake, or the stake or variant is not allowed."""
+        with self._safer.refusals_recorded(request, player_id, "deal"):
+            return self._start(request, player_id, variant, stake, client_seed, certification)
+
+    def _start(
+        self,
+        request: RequestContext,
+        player_id: uuid.UUID,
+        variant: str,
+        stake: int,
+        client_seed: str | None,
+        certification: CertificationDeal | None,
+    ) -> LoadedGame:
         if certification is not None and not self._certification_mode:
             raise CertificationDisabled("certification deals need CERTIFICATION_MODE=1")
         with self._uow() as uow:
@@ -250,7 +262,9 @@ class Games:
         Paused (RealityCheckDue) while a reality check of the player's session waits; collecting
         is not."""
         if request.actor.role == "player":
-            self._safer.check_reality(request, uuid.UUID(request.actor.id))
+            player_id = uuid.UUID(request.actor.id)
+            with self._safer.refusals_recorded(request, player_id, "play"):
+                self._safer.check_reality(request, player_id)
         return self._command(
             request, game_id, lambda _: command, expected_version, retry=retry_on_conflict
         )

@@ -128,7 +128,8 @@ class Players:
     def deposit(
         self, request: RequestContext, player_id: uuid.UUID, amount: int, transaction_id: str
     ) -> Posted:
-        return self._transfer(request, player_id, amount, transaction_id, deposit=True)
+        with self._safer.refusals_recorded(request, player_id, "deposit"):
+            return self._transfer(request, player_id, amount, transaction_id, deposit=True)
 
     def withdraw(
         self, request: RequestContext, player_id: uuid.UUID, amount: int, transaction_id: str

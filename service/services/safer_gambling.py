@@ -12,8 +12,10 @@ limited.
 
 from __future__ import annotations
 
+import logging
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -26,8 +28,12 @@ from service.core.context import RequestContext, event_metadata
 from service.core.paytable import Paytable, paytable_for
 from service.core.safer_gambling import Exclusion, RealityCheck
 from service.core.streams import player_stream
-from service.errors import NotFound
+from service.errors import Excluded, LimitExceeded, NotFound, RealityCheckDue
 from service.services.unit_of_work import UnitOfWork
+
+log = logging.getLogger(__name__)
+#: The significant events of refusals (finance's daily report counts them by what refused).
+REFUSALS = "safer-gambling"
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +127,42 @@ class SaferGambling:
             uow.remember(request, {"player_id": str(player_id), "length": length})
             uow.commit()
             return rules.excluded(event)
+
+    # --- refusals ---------------------------------------------------------------------------
+
+    @contextmanager
+    def refusals_recorded(
+        self, request: RequestContext, player_id: uuid.UUID, action: str
+    ) -> Iterator[None]:
+        """Record a deal, join, deposit or play action refused by a limit, an exclusion or a
+        waiting reality check as a significant event (finance's daily report counts them),
+        once the refused transaction has rolled back; the refusal then goes on up."""
+        try:
+            yield
+        except (LimitExceeded, Excluded, RealityCheckDue) as refused:
+            self._record_refusal(request, player_id, action, refused)
+            raise
+
+    def _record_refusal(
+        self, request: RequestContext, player_id: uuid.UUID, action: str, refused: Exception
+    ) -> None:
+        details: dict[str, object] = {"action": action}
+        if isinstance(refused, LimitExceeded):
+            details |= {"refused": "limit", "limit": refused.limit}
+        elif isinstance(refused, Excluded):
+            details |= {"refused": "excluded", "exclusion": refused.kind}
+        else:
+            details |= {"refused": "reality-check"}
+        try:
+            with self._uow() as uow:
+                player = uow.projections.player(player_id)
+                currency = player.currency if player is not None else None
+                uow.significant.record(
+                    REFUSALS, request.actor.id, details, player_id=player_id, currency=currency
+                )
+                uow.commit()
+        except Exception:  # the count is the report's; the refusal itself must still answer
+            log.exception("recording a safer-gambling refusal failed")
 
     # --- reality checks ---------------------------------------------------------------------
 

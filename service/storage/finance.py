@@ -130,6 +130,59 @@ SELECT t.cause_stream, t.cause_version, t.kind, t.amount, t.currency
 """
 
 
+# Safer gambling by UTC day, for one currency's players: the cashier's gross deposits and
+# withdrawals and how many players deposited; the refusals recorded as significant events
+# (service/services/safer_gambling.py), by what refused; and the time-outs, self-exclusions
+# and acknowledged reality checks of the log (events_safer_gambling_by_time).
+SAFER_GAMBLING_SQL = """
+WITH days AS (
+    SELECT d::date AS day FROM generate_series(%(first)s::date, %(last)s::date, '1 day') AS d
+), cashier AS (
+    SELECT (created_at AT TIME ZONE 'UTC')::date AS day,
+           sum(amount) FILTER (WHERE kind = 'deposit') AS deposits,
+           sum(amount) FILTER (WHERE kind = 'withdrawal') AS withdrawals,
+           count(DISTINCT cause_stream) FILTER (WHERE kind = 'deposit') AS depositors
+      FROM ledger_transactions
+     WHERE kind IN ('deposit', 'withdrawal') AND currency = %(currency)s
+       AND created_at BETWEEN %(start)s AND %(end)s
+     GROUP BY 1
+), refusals AS (
+    SELECT (occurred_at AT TIME ZONE 'UTC')::date AS day,
+           count(*) FILTER (WHERE details->>'refused' = 'limit') AS limits,
+           count(*) FILTER (WHERE details->>'refused' = 'excluded') AS exclusions,
+           count(*) FILTER (WHERE details->>'refused' = 'reality-check') AS reality_checks
+      FROM significant_events
+     WHERE kind = 'safer-gambling' AND currency = %(currency)s
+       AND occurred_at BETWEEN %(start)s AND %(end)s
+     GROUP BY 1
+), taken AS (
+    SELECT (e.recorded_at AT TIME ZONE 'UTC')::date AS day,
+           count(*) FILTER (WHERE e.type = 'PlayerExcluded'
+                              AND e.data->>'length' IN ('24-hours', 'one-week', 'one-month',
+                                                        'six-weeks')) AS time_outs,
+           count(*) FILTER (WHERE e.type = 'PlayerExcluded'
+                              AND e.data->>'length' IN ('six-months', 'one-year',
+                                                        'five-years')) AS self_exclusions,
+           count(*) FILTER (WHERE e.type = 'RealityCheckAcknowledged') AS reality_checks
+      FROM events e
+      JOIN players p ON p.player_id = substr(e.stream_id, 8)::uuid
+     WHERE e.type IN ('PlayerExcluded', 'RealityCheckAcknowledged')
+       AND e.recorded_at BETWEEN %(start)s AND %(end)s
+       AND p.currency = %(currency)s
+     GROUP BY 1
+)
+SELECT days.day,
+       coalesce(c.deposits, 0), coalesce(c.withdrawals, 0), coalesce(c.depositors, 0),
+       coalesce(r.limits, 0), coalesce(r.exclusions, 0), coalesce(r.reality_checks, 0),
+       coalesce(t.time_outs, 0), coalesce(t.self_exclusions, 0), coalesce(t.reality_checks, 0)
+  FROM days
+  LEFT JOIN cashier c USING (day)
+  LEFT JOIN refusals r USING (day)
+  LEFT JOIN taken t USING (day)
+ ORDER BY days.day
+"""
+
+
 class FinanceStore:
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self._conn = conn
@@ -174,6 +227,14 @@ class FinanceStore:
     ) -> list[tuple[Any, ...]]:
         params = {"start": start, "end": end, "currency": currency, "variants": list(variants)}
         return self._conn.execute(REPORT_SQL, params).fetchall()
+
+    def safer_gambling(
+        self, currency: str, days: tuple[date, date], span: tuple[datetime, datetime]
+    ) -> list[tuple[Any, ...]]:
+        """``days``: the first and last day; ``span``: their first and last instant."""
+        params = {"currency": currency, "first": days[0], "last": days[1]}
+        params |= {"start": span[0], "end": span[1]}
+        return self._conn.execute(SAFER_GAMBLING_SQL, params).fetchall()
 
     def sums(self, currency: str, start: date, end: date) -> tuple[int, ...]:
         row = self._conn.execute(

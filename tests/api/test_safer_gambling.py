@@ -310,9 +310,20 @@ def test_an_exclusion_takes_only_the_lengths_offered(http: Http) -> None:
 # --- reality checks -----------------------------------------------------------------------------
 
 
+def _reality_counts(http: Http) -> tuple[int, int]:
+    """Finance's count today of reality-check refusals and of checks acknowledged."""
+    today = datetime.now(UTC).date()
+    report = http.get(
+        f"/v1/reports/daily?from={today}&to={today}&currency=GBP", http.finance_key
+    ).get_json()
+    (line,) = report["safer_gambling"]
+    return line["reality_check_refusals"], line["reality_checks"]
+
+
 def test_a_reality_check_pauses_play_until_the_player_acknowledges_it(
     http: Http, container: Container, monkeypatch: pytest.MonkeyPatch, admin_conn: DbConn
 ) -> None:
+    counted = _reality_counts(http)
     player = WalletFactory.create(balance=5_200).player
     assert _set(http, player.token, player, "reality-check", 1).status_code == 200  # minutes
     too_long = _set(http, player.token, player, "reality-check", 1_441)
@@ -354,6 +365,8 @@ def test_a_reality_check_pauses_play_until_the_player_acknowledges_it(
     assert_problem(_deal(http, player, 520), 409, "reality-check-due")
     again = http.post(f"/v1/players/{player.id}/reality-check", player.token).get_json()
     assert (again["reality_check"]["stakes"], again["reality_check"]["net"]) == (1_040, -1_040)
+    refusals, acknowledged = _reality_counts(http)
+    assert (refusals - counted[0], acknowledged - counted[1]) == (3, 2)
 
 
 def test_no_reality_check_without_an_interval_or_for_staff(

@@ -74,6 +74,28 @@ class AdvantageLineSchema(Schema):
     reason = fields.String(required=True)
 
 
+class SaferGamblingDaySchema(Schema):
+    day = fields.Date(required=True)
+    deposits = fields.Integer(required=True, metadata={"description": "gross, minor units"})
+    withdrawals = fields.Integer(required=True)
+    net_deposits = fields.Integer(required=True, metadata={"description": "deposits - withdrawals"})
+    depositing_players = fields.Integer(required=True)
+    limit_refusals = fields.Integer(
+        required=True, metadata={"description": "deals, joins and deposits refused by a limit"}
+    )
+    exclusion_refusals = fields.Integer(
+        required=True, metadata={"description": "refused by a time-out or self-exclusion"}
+    )
+    reality_check_refusals = fields.Integer(
+        required=True, metadata={"description": "paused by a reality check waiting"}
+    )
+    time_outs = fields.Integer(required=True, metadata={"description": "time-outs taken"})
+    self_exclusions = fields.Integer(required=True)
+    reality_checks = fields.Integer(
+        required=True, metadata={"description": "reality checks acknowledged"}
+    )
+
+
 class DailyReportSchema(Schema):
     currency = fields.String(required=True)
     sandbox = fields.Boolean(
@@ -101,6 +123,16 @@ class DailyReportSchema(Schema):
             "description": "returns the advantage-play watcher found significantly above a "
             "game's price in the period (a player's above the strong player's RTP, or a "
             "game's above its published band), oldest first"
+        },
+    )
+    safer_gambling = fields.List(
+        fields.Nested(SaferGamblingDaySchema),
+        required=True,
+        metadata={
+            "description": "each day of the period (UTC), for this currency's players: the "
+            "cashier's deposits, withdrawals and depositing players, refusals by limits, "
+            "exclusions and reality checks, and time-outs, self-exclusions and reality checks "
+            "taken"
         },
     )
 
