@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
-from events.catalog import RealityCheckAcknowledged
+from events.catalog import PlayerEvent, RealityCheckAcknowledged
 from events.records import NewEvent
 from service.core import ledger
 from service.core import safer_gambling as rules
@@ -30,6 +30,7 @@ from service.core.safer_gambling import Exclusion, RealityCheck
 from service.core.streams import player_stream
 from service.errors import Excluded, LimitExceeded, NotFound, RealityCheckDue
 from service.services.unit_of_work import UnitOfWork
+from service.storage.projections import PlayerRow
 
 log = logging.getLogger(__name__)
 #: The significant events of refusals (finance's daily report counts them by what refused).
@@ -87,11 +88,7 @@ class SaferGambling:
             now = self.clock()
             state = uow.limits.limits(player_id).get(limit, rules.NO_LIMIT)
             event = rules.change(limit, state, value, now)
-            stream = player_stream(player_id)
-            table = paytable_for(self._paytables, player.currency)
-            meta = event_metadata(request, table.id, table.version)
-            version = uow.events.stream_version(stream)
-            uow.events.append(stream, [NewEvent.of(event, meta)], version)
+            self._append(uow, request, player, event)
             uow.remember(request, {"player_id": str(player_id), "limit": limit})
             view = self._view(uow, player_id)
             uow.commit()
@@ -119,11 +116,7 @@ class SaferGambling:
                 assert current is not None  # the first attempt recorded one
                 return current
             event = rules.exclude(current, length, now)
-            stream = player_stream(player_id)
-            table = paytable_for(self._paytables, player.currency)
-            meta = event_metadata(request, table.id, table.version)
-            version = uow.events.stream_version(stream)
-            uow.events.append(stream, [NewEvent.of(event, meta)], version)
+            self._append(uow, request, player, event)
             uow.remember(request, {"player_id": str(player_id), "length": length})
             uow.commit()
             return rules.excluded(event)
@@ -211,14 +204,19 @@ class SaferGambling:
             )
             player = uow.projections.player(player_id)
             assert player is not None
-            table = paytable_for(self._paytables, player.currency)
-            stream = player_stream(player_id)
-            version = uow.events.stream_version(stream)
-            meta = event_metadata(request, table.id, table.version)
-            uow.events.append(stream, [NewEvent.of(event, meta)], version)
+            self._append(uow, request, player, event)
             uow.remember(request, {"player_id": str(player_id)})
             uow.commit()
             return due
+
+    def _append(
+        self, uow: UnitOfWork, request: RequestContext, player: PlayerRow, event: PlayerEvent
+    ) -> None:
+        """Append one event to the player's stream: who asked, and the player's paytable."""
+        table = paytable_for(self._paytables, player.currency)
+        stream = player_stream(player.player_id)
+        meta = event_metadata(request, table.id, table.version)
+        uow.events.append(stream, [NewEvent.of(event, meta)], uow.events.stream_version(stream))
 
     def _due(
         self, uow: UnitOfWork, request: RequestContext, player_id: object
