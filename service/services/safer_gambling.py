@@ -226,6 +226,8 @@ class SaferGambling:
             return None
         now = self.clock()
         interval = uow.limits.limits(player_id).get(rules.REALITY_CHECK, rules.NO_LIMIT).at(now)
+        if interval is None:  # most players: one read per play action, not two
+            return None
         last = uow.limits.last_reality_check(player_id)
         due_at = rules.reality_check_due(interval, started, last, now)
         if due_at is None:
