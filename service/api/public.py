@@ -13,7 +13,7 @@ from service.api.problems import TYPES, Problem
 from service.api.schemas.common import ProblemTypeSchema, WhoAmISchema
 from service.api.schemas.public import HealthSchema, QuoteQuerySchema, QuoteSchema, VariantsSchema
 from service.api.wiring import services
-from service.core.controls import game_open
+from service.core.controls import game_open, gaming_open
 from service.core.paytable import STAKE_GRID
 from service.games import STANDALONE
 from service.games.klondike import VEGAS_DRAW1
@@ -33,7 +33,7 @@ def variants() -> Any:
     off = services().controls.off()
     return {
         "rules_version": vegas.rules_version,
-        "gaming_enabled": game_open(off, "", ""),
+        "gaming_enabled": gaming_open(off),
         "variants": [
             {**_game(game), "enabled": game_open(off, game.id, game.rules_version)}
             for game in STANDALONE.values()

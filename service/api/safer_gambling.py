@@ -20,7 +20,7 @@ from service.api.schemas.safer_gambling import (
     SetLimitSchema,
 )
 from service.api.wiring import services
-from service.core.safer_gambling import LIMITS, Exclusion
+from service.core.safer_gambling import LIMITS, Exclusion, left
 from service.services.safer_gambling import Limits
 
 blp = Blueprint(
@@ -37,7 +37,7 @@ def _rendered(limits: Limits) -> tuple[dict[str, Any], int, dict[str, str]]:
             "limit": v.limit,
             "value": v.value,
             "used": v.used,
-            "remaining": None if v.value is None else max(v.value - v.used, 0),
+            "remaining": None if v.value is None else left(v.value, v.used),
             "resets_at": v.resets_at,
             "pending": v.pending,
             "pending_from": v.pending_from,

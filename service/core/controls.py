@@ -52,6 +52,11 @@ def check_open(off: Iterable[Switch], player_id: str, game: str, rules_version: 
         raise Disabled(switch.scope, switch.target, switch.reason)
 
 
+def gaming_open(off: Iterable[Switch]) -> bool:
+    """Whether gaming is on for everyone (GET /v1/variants shows it)."""
+    return not any(switch.scope == "all" for switch in off)
+
+
 def game_open(off: Iterable[Switch], game: str, rules_version: str) -> bool:
     """Whether anyone may be dealt ``game`` now (GET /v1/variants shows it)."""
     return not _covering(off, game, rules_version, "")

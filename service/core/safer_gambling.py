@@ -160,7 +160,12 @@ def _within(
 ) -> None:
     most = limits.get(name, NO_LIMIT).at(now)
     if most is not None and used + amount > most:
-        raise LimitExceeded(name, max(most - used, 0), period_end(period, now))
+        raise LimitExceeded(name, left(most, used), period_end(period, now))
+
+
+def left(most: int, used: int) -> int:
+    """What a limit still allows after ``used`` (never below nothing)."""
+    return max(most - used, 0)
 
 
 def remaining(

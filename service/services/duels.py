@@ -146,8 +146,7 @@ class Duels:
             # A certification duel is played for the sandbox: the same fees, in its currency.
             table = replace(real, currency=ledger.game_currency(real.currency, certify))
             table.check(fee, seats)
-            self._safer.check_wager_in(uow, player_id, table.currency, fee)
-            self._safer.check_reality_in(uow, request, player_id)
+            self._safer.check_wager_in(uow, request, player_id, table.currency, fee)
             Controls.check_open_in(uow, player_id, KLONDIKE_DUEL.id, KLONDIKE_DUEL.rules_version)
             now = self.clock()
             found = None

@@ -181,8 +181,7 @@ class Games:
                 raise GameInProgress(open_game.game_id)
             rules = game_named(variant)
             Controls.check_open_in(uow, player_id, rules.id, rules.rules_version)
-            self._safer.check_wager_in(uow, player_id, table.currency, stake)
-            self._safer.check_reality_in(uow, request, player_id)
+            self._safer.check_wager_in(uow, request, player_id, table.currency, stake)
 
             game_id = uuid.uuid4()
             kind, secret, command = self._deal(
@@ -261,13 +260,19 @@ class Games:
         concurrent command on the same game a ConcurrencyConflict instead of applying both.
         Paused (RealityCheckDue) while a reality check of the player's session waits; collecting
         is not."""
-        if request.actor.role == "player":
-            player_id = uuid.UUID(request.actor.id)
-            with self._safer.refusals_recorded(request, player_id, "play"):
-                self._safer.check_reality(request, player_id)
-        return self._command(
-            request, game_id, lambda _: command, expected_version, retry=retry_on_conflict
-        )
+        if request.session_started is None:  # staff and tasks have no reality check
+            return self._command(
+                request, game_id, lambda _: command, expected_version, retry=retry_on_conflict
+            )
+        with self._safer.refusals_recorded(request, uuid.UUID(request.actor.id), "play"):
+            return self._command(
+                request,
+                game_id,
+                lambda _: command,
+                expected_version,
+                retry=retry_on_conflict,
+                paused_by_reality_checks=True,
+            )
 
     def collect(
         self,
@@ -317,9 +322,11 @@ class Games:
         *,
         reveals_seed: bool = False,
         retry: bool = True,
+        paused_by_reality_checks: bool = False,
     ) -> LoadedGame:
         """Load, decide, append at the loaded version; on a conflict reload and try once more.
-        ``make`` builds the command, given the decrypted secret when the command reveals it.
+        ``make`` builds the command, given the decrypted secret when the command reveals it;
+        a play action (``paused_by_reality_checks``) waits for a due reality check.
 
         Without an Idempotency-Key the reads run outside any transaction, and a command that
         moves no money is written by one statement that is its own transaction (the events,
@@ -341,6 +348,9 @@ class Games:
                     if loaded.state.info is not None and loaded.state.info.duel_id is not None:
                         raise NotFound("game", game_id)  # a seat's game plays through its duel
                     self._check_owner(uow, loaded.state, game_id, request.actor)
+                    if paused_by_reality_checks:
+                        player = uuid.UUID(loaded.state.player_id)
+                        self._safer.check_reality_in(uow, request, player)
                     decided = self._decide(
                         uow, loaded, make, expected_version, reveals_seed=reveals_seed
                     )

@@ -167,19 +167,10 @@ class SaferGambling:
                 raise NotFound("player", player_id)
             return self._due(uow, request, player_id)
 
-    def check_reality(self, request: RequestContext, player_id: object) -> None:
-        """Pause play (RealityCheckDue) while a reality check of the caller's session waits:
-        before a play action, in a connection of its own."""
-        if request.session_started is None:
-            return
-        with self._uow() as uow:
-            uow.outside_transaction()
-            rules.check_no_reality_check_due(self._due(uow, request, player_id))
-
     def check_reality_in(self, uow: UnitOfWork, request: RequestContext, player_id: object) -> None:
-        """The same, in the caller's transaction (a deal, a duel's join)."""
-        if request.session_started is not None:
-            rules.check_no_reality_check_due(self._due(uow, request, player_id))
+        """Pause play (RealityCheckDue) while a reality check of the caller's session waits:
+        a play action's check, on the command's own connection."""
+        rules.check_no_reality_check_due(self._due(uow, request, player_id))
 
     def acknowledge(self, request: RequestContext, player_id: uuid.UUID) -> RealityCheck | None:
         """Record that the player saw their session's figures; play goes on until the next
@@ -219,13 +210,20 @@ class SaferGambling:
         uow.events.append(stream, [NewEvent.of(event, meta)], uow.events.stream_version(stream))
 
     def _due(
-        self, uow: UnitOfWork, request: RequestContext, player_id: object
+        self,
+        uow: UnitOfWork,
+        request: RequestContext,
+        player_id: object,
+        limits: Mapping[str, rules.Limit] | None = None,
     ) -> RealityCheck | None:
+        """The check due in the caller's session (``limits``: the player's, when already read)."""
         started = request.session_started
         if started is None:
             return None
         now = self.clock()
-        interval = uow.limits.limits(player_id).get(rules.REALITY_CHECK, rules.NO_LIMIT).at(now)
+        if limits is None:
+            limits = uow.limits.limits(player_id)
+        interval = limits.get(rules.REALITY_CHECK, rules.NO_LIMIT).at(now)
         if interval is None:  # most players: one read per play action, not two
             return None
         last = uow.limits.last_reality_check(player_id)
@@ -238,17 +236,25 @@ class SaferGambling:
         return rules.prompt(started, due_at, uow.limits.session_money(account, started), now)
 
     def check_wager_in(
-        self, uow: UnitOfWork, player_id: object, currency: str, amount: int
+        self,
+        uow: UnitOfWork,
+        request: RequestContext,
+        player_id: object,
+        currency: str,
+        amount: int,
     ) -> None:
-        """Refuse a stake or entry fee of an excluded player (Excluded, whatever the money) or
-        one the player's limits do not allow (LimitExceeded, real money only), in the caller's
+        """Refuse a stake or entry fee (a deal, a duel's join) of an excluded player (Excluded,
+        whatever the money), of a session whose reality check waits (RealityCheckDue), or one
+        the player's limits do not allow (LimitExceeded, real money only), in the caller's
         transaction, after its writers' lock."""
         now = self.clock()
         rules.check_not_excluded(uow.limits.exclusion(player_id), now)
+        limits = uow.limits.limits(player_id)
+        rules.check_no_reality_check_due(self._due(uow, request, player_id, limits))
         if ledger.is_sandbox(currency):
             return
         usage = uow.limits.usage(ledger.player_account(str(player_id), currency).account_id, now)
-        rules.check_wager(uow.limits.limits(player_id), usage, amount, now)
+        rules.check_wager(limits, usage, amount, now)
 
     def check_deposit_in(
         self, uow: UnitOfWork, player_id: object, currency: str, amount: int

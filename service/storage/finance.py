@@ -10,6 +10,8 @@ from typing import Any
 
 import psycopg
 
+from service.core.safer_gambling import LENGTHS
+
 # Hold the projector's checkpoint for this transaction (creating it at 0 the first time).
 LOCK_CHECKPOINT_SQL = """
 INSERT INTO projection_checkpoints (name, position) VALUES (%(name)s, 0)
@@ -158,11 +160,10 @@ WITH days AS (
 ), taken AS (
     SELECT (e.recorded_at AT TIME ZONE 'UTC')::date AS day,
            count(*) FILTER (WHERE e.type = 'PlayerExcluded'
-                              AND e.data->>'length' IN ('24-hours', 'one-week', 'one-month',
-                                                        'six-weeks')) AS time_outs,
+                              AND e.data->>'length' = ANY(%(time_outs)s)) AS time_outs,
            count(*) FILTER (WHERE e.type = 'PlayerExcluded'
-                              AND e.data->>'length' IN ('six-months', 'one-year',
-                                                        'five-years')) AS self_exclusions,
+                              AND e.data->>'length' = ANY(%(self_exclusions)s))
+               AS self_exclusions,
            count(*) FILTER (WHERE e.type = 'RealityCheckAcknowledged') AS reality_checks
       FROM events e
       JOIN players p ON p.player_id = substr(e.stream_id, 8)::uuid
@@ -232,8 +233,11 @@ class FinanceStore:
         self, currency: str, days: tuple[date, date], span: tuple[datetime, datetime]
     ) -> list[tuple[Any, ...]]:
         """``days``: the first and last day; ``span``: their first and last instant."""
-        params = {"currency": currency, "first": days[0], "last": days[1]}
+        params: dict[str, Any] = {"currency": currency, "first": days[0], "last": days[1]}
         params |= {"start": span[0], "end": span[1]}
+        # Which lengths are time-outs and which self-exclusions: the core's rule, not SQL's.
+        for kind, key in (("time-out", "time_outs"), ("self-exclusion", "self_exclusions")):
+            params[key] = [length for length, (k, _) in LENGTHS.items() if k == kind]
         return self._conn.execute(SAFER_GAMBLING_SQL, params).fetchall()
 
     def sums(self, currency: str, start: date, end: date) -> tuple[int, ...]:
