@@ -204,12 +204,16 @@ class LogEmpty(Exception):
 
 
 class LimitExceeded(Exception):
-    """A wager or a deposit would break one of the player's safer-gambling limits: which, what
-    is left of it (for the maximum stake: the maximum), and when it resets (None: never)."""
+    """A wager, a deposit or (past its session's time limit) a play would break one of the
+    player's safer-gambling limits: which, what is left of it (for the maximum stake: the
+    maximum), and when it resets (None: never, or with a new session); ``detail`` says it in
+    words when the generic sentence would not."""
 
-    def __init__(self, limit: str, remaining: int, resets_at: datetime | None) -> None:
+    def __init__(
+        self, limit: str, remaining: int, resets_at: datetime | None, detail: str | None = None
+    ) -> None:
         when = f"; it resets at {resets_at.isoformat()}" if resets_at is not None else ""
-        super().__init__(f"the player's {limit} limit allows {remaining} more{when}")
+        super().__init__(detail or f"the player's {limit} limit allows {remaining} more{when}")
         self.limit = limit
         self.remaining = remaining
         self.resets_at = resets_at

@@ -183,9 +183,11 @@ _TYPES = (
         "limit-exceeded",
         422,
         "Limit exceeded",
-        "The wager or deposit would break one of the player's safer-gambling limits: limit names "
-        "it, remaining is what it still allows (for max-stake: the maximum) and resets_at when "
-        "its period ends. Nothing was applied.",
+        "The wager or deposit would break one of the player's safer-gambling limits, or the "
+        "player session has reached its session-time limit (no deal, play action or duel join "
+        "in it; collecting stays open): limit names it, remaining is what it still allows (for "
+        "max-stake: the maximum) and resets_at when its period ends (null: max-stake, "
+        "session-time). Nothing was applied.",
     ),
     ProblemType(
         "player-excluded",

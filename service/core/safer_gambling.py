@@ -8,6 +8,9 @@ The limits (GLI-19 s2.5.5, A.3.7-A.3.8; UKGC RTS 12A/12B):
   of the player's wallet but the cashier's (stakes and duel fees out, winnings, refunds and
   duel prizes back), so an open game's stake counts until it pays;
 - ``max-stake``: the most one game's stake (or one duel's entry fee) may be;
+- ``session-time``: minutes a player session may play (GLI-19 A.3.7's time limit): once that
+  long has passed since the session began, no deal, play action or duel join in it (collecting
+  stays open); a new session counts afresh;
 - ``reality-check``: minutes between reality checks (RTS 13): once that long has passed in a
   player session since it began or since the last check was acknowledged, play pauses (no
   deal, play action or duel join; collecting stays open) until the player acknowledges the
@@ -46,11 +49,15 @@ MAX_STAKE = "max-stake"
 #: Minutes between reality checks (RTS 13): set like a limit (shorter at once, longer or none
 #: a day later), it limits no money.
 REALITY_CHECK = "reality-check"
+#: Minutes a player session may play: set like a limit, it limits no money either.
+SESSION_TIME = "session-time"
+#: The limits counted in minutes, not money (none uses anything up or resets by the calendar).
+MINUTE_LIMITS = (SESSION_TIME, REALITY_CHECK)
 #: Every limit a player may set, by name (the API's and the events' spelling).
-LIMITS: tuple[str, ...] = (*DEPOSIT_LIMITS, *LOSS_LIMITS, MAX_STAKE, REALITY_CHECK)
+LIMITS: tuple[str, ...] = (*DEPOSIT_LIMITS, *LOSS_LIMITS, MAX_STAKE, *MINUTE_LIMITS)
 #: The highest value a limit may take (a billion major units: no one means more).
 MOST = 10**11
-#: ... and a reality check's interval, in minutes: a day.
+#: ... and a limit in minutes (a session's, a reality check's interval): a day.
 MOST_MINUTES = 24 * 60
 #: How long a looser limit waits before it takes effect.
 LOOSENING_DELAY = timedelta(hours=24)
@@ -89,10 +96,8 @@ def change(limit_name: str, state: Limit, value: int | None, now: datetime) -> L
     the same as) what holds now, else after the loosening delay."""
     if limit_name not in LIMITS:
         raise ValueError(f"no limit {limit_name!r}")
-    if limit_name == REALITY_CHECK and value is not None and value > MOST_MINUTES:
-        raise InvalidArgument(
-            "value", f"a reality check comes at least every {MOST_MINUTES} minutes"
-        )
+    if limit_name in MINUTE_LIMITS and value is not None and value > MOST_MINUTES:
+        raise InvalidArgument("value", f"{limit_name} is at most {MOST_MINUTES} minutes")
     current = state.at(now)
     at_once = value == current or stricter(value, current)
     effective = now if at_once else now + LOOSENING_DELAY
@@ -176,13 +181,31 @@ def remaining(
     shown: dict[str, tuple[int | None, int, datetime | None]] = {}
     for name in LIMITS:
         value = limits.get(name, NO_LIMIT).at(now)
-        if name in (MAX_STAKE, REALITY_CHECK):
+        if name in (MAX_STAKE, *MINUTE_LIMITS):
             shown[name] = (value, 0, None)
             continue
         period = DEPOSIT_LIMITS.get(name) or LOSS_LIMITS[name]
         used = (usage.deposits if name in DEPOSIT_LIMITS else usage.losses)[period]
         shown[name] = (value, used, period_end(period, now))
     return shown
+
+
+def check_session_time(
+    limits: Mapping[str, Limit], session_started: datetime | None, now: datetime
+) -> None:
+    """Refuse (LimitExceeded: nothing left, no reset but a new session) play in a player
+    session that has lasted its ``session-time`` limit. Staff sessions (no start) have none."""
+    if session_started is None:
+        return
+    minutes = limits.get(SESSION_TIME, NO_LIMIT).at(now)
+    if minutes is not None and now >= session_started + timedelta(minutes=minutes):
+        raise LimitExceeded(
+            SESSION_TIME,
+            0,
+            None,
+            f"this session has reached the player's session-time limit of {minutes} minutes; "
+            "collecting a game stays open",
+        )
 
 
 # --- time-outs and self-exclusion -------------------------------------------------------------

@@ -146,8 +146,9 @@ class Duels:
             # A certification duel is played for the sandbox: the same fees, in its currency.
             table = replace(real, currency=ledger.game_currency(real.currency, certify))
             table.check(fee, seats)
-            self._safer.check_wager_in(uow, request, player_id, table.currency, fee)
+            # As a deal: the operator's switches first, then the player's own limits.
             Controls.check_open_in(uow, player_id, KLONDIKE_DUEL.id, KLONDIKE_DUEL.rules_version)
+            self._safer.check_wager_in(uow, request, player_id, table.currency, fee)
             now = self.clock()
             found = None
             if certification is None:

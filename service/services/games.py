@@ -271,7 +271,7 @@ class Games:
                 lambda _: command,
                 expected_version,
                 retry=retry_on_conflict,
-                paused_by_reality_checks=True,
+                paused_by_session_checks=True,
             )
 
     def collect(
@@ -322,11 +322,12 @@ class Games:
         *,
         reveals_seed: bool = False,
         retry: bool = True,
-        paused_by_reality_checks: bool = False,
+        paused_by_session_checks: bool = False,
     ) -> LoadedGame:
         """Load, decide, append at the loaded version; on a conflict reload and try once more.
         ``make`` builds the command, given the decrypted secret when the command reveals it;
-        a play action (``paused_by_reality_checks``) waits for a due reality check.
+        a play action (``paused_by_session_checks``) stops at the session's time limit and waits
+        for a due reality check.
 
         Without an Idempotency-Key the reads run outside any transaction, and a command that
         moves no money is written by one statement that is its own transaction (the events,
@@ -348,9 +349,9 @@ class Games:
                     if loaded.state.info is not None and loaded.state.info.duel_id is not None:
                         raise NotFound("game", game_id)  # a seat's game plays through its duel
                     self._check_owner(uow, loaded.state, game_id, request.actor)
-                    if paused_by_reality_checks:
+                    if paused_by_session_checks:
                         player = uuid.UUID(loaded.state.player_id)
-                        self._safer.check_reality_in(uow, request, player)
+                        self._safer.check_session_in(uow, request, player)
                     decided = self._decide(
                         uow, loaded, make, expected_version, reveals_seed=reveals_seed
                     )

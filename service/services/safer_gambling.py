@@ -167,10 +167,15 @@ class SaferGambling:
                 raise NotFound("player", player_id)
             return self._due(uow, request, player_id)
 
-    def check_reality_in(self, uow: UnitOfWork, request: RequestContext, player_id: object) -> None:
-        """Pause play (RealityCheckDue) while a reality check of the caller's session waits:
-        a play action's check, on the command's own connection."""
-        rules.check_no_reality_check_due(self._due(uow, request, player_id))
+    def check_session_in(self, uow: UnitOfWork, request: RequestContext, player_id: object) -> None:
+        """A play action's checks, on the command's own connection: refuse it once the caller's
+        session has lasted its session-time limit (LimitExceeded), and pause it while a reality
+        check of the session waits (RealityCheckDue). Staff sessions have neither."""
+        if request.session_started is None:
+            return
+        limits = uow.limits.limits(player_id)
+        rules.check_session_time(limits, request.session_started, self.clock())
+        rules.check_no_reality_check_due(self._due(uow, request, player_id, limits))
 
     def acknowledge(self, request: RequestContext, player_id: uuid.UUID) -> RealityCheck | None:
         """Record that the player saw their session's figures; play goes on until the next
@@ -244,12 +249,14 @@ class SaferGambling:
         amount: int,
     ) -> None:
         """Refuse a stake or entry fee (a deal, a duel's join) of an excluded player (Excluded,
-        whatever the money), of a session whose reality check waits (RealityCheckDue), or one
-        the player's limits do not allow (LimitExceeded, real money only), in the caller's
-        transaction, after its writers' lock."""
+        whatever the money), of a session past its session-time limit (LimitExceeded) or whose
+        reality check waits (RealityCheckDue), or one the player's limits do not allow
+        (LimitExceeded, real money only), in the caller's transaction, after its writers'
+        lock."""
         now = self.clock()
         rules.check_not_excluded(uow.limits.exclusion(player_id), now)
         limits = uow.limits.limits(player_id)
+        rules.check_session_time(limits, request.session_started, now)
         rules.check_no_reality_check_due(self._due(uow, request, player_id, limits))
         if ledger.is_sandbox(currency):
             return

@@ -70,6 +70,7 @@ def test_a_player_sets_a_limit_reads_it_and_the_change_is_recorded(
         "loss-week",
         "loss-month",
         "max-stake",
+        "session-time",
         "reality-check",
     }
     assert set(before.values()) == {None}
@@ -401,3 +402,43 @@ def test_a_duel_s_view_carries_the_due_reality_check_and_a_join_waits_for_it(
     view = http.get(f"/v1/duels/{duel_id}", player.token).get_json()
     assert (view["reality_check"]["stakes"], view["reality_check"]["net"]) == (100, -100)
     assert_problem(_join(http, player, 200), 409, "reality-check-due")
+
+
+def test_a_session_time_limit_stops_play_in_that_session_but_not_its_collect(
+    http: Http, admin_conn: DbConn, container: Container
+) -> None:
+    player = WalletFactory.create(balance=5_200).player
+    assert _set(http, player.token, player, "session-time", 30).status_code == 200  # minutes
+    assert_problem(_set(http, player.token, player, "session-time", 1_441), 422, "validation-error")
+    shown = _limits(http, player)["session-time"]
+    assert (shown["value"], shown["used"], shown["resets_at"]) == (30, 0, None)
+    dealt = _deal(http, player, 520)
+    assert dealt.status_code == 201, dealt.get_json()
+    game_id = dealt.get_json()["id"]
+    assert played(http, player.token, game_id, {"action": "draw"})["status"] == "in_progress"
+    # The session began 31 minutes ago (its last use stays recent: it has not lapsed).
+    admin_conn.execute(
+        "UPDATE player_sessions SET created_at = now() - interval '31 minutes' "
+        "WHERE player_id = %s",
+        (player.id,),
+    )
+    container.access.forget()  # this process's cache of verified sessions
+    before = wallet(http, player)
+    version = http.get(f"/v1/games/{game_id}", player.token).get_json()["version"]
+    stopped = http.post(f"/v1/games/{game_id}/actions", player.token, json={"action": "draw"})
+    assert_problem(stopped, 422, "limit-exceeded")
+    body = stopped.get_json()
+    assert (body["limit"], body["remaining"], body["resets_at"]) == ("session-time", 0, None)
+    assert "session-time limit of 30 minutes" in body["detail"]
+    assert http.get(f"/v1/games/{game_id}", player.token).get_json()["version"] == version
+    # Stopping stays open; nothing else is dealt or joined in this session.
+    collected = played(http, player.token, game_id, {"action": "collect"})
+    assert collected["status"] == "collected"
+    assert_problem(_deal(http, player, 520), 422, "limit-exceeded")
+    assert_problem(_join(http, player), 422, "limit-exceeded")
+    after = wallet(http, player)
+    assert (after["balance"], after["held"]) == (before["balance"] + collected["winnings"], 0)
+    # Staff are not the player's session; a new session counts afresh.
+    fresh = http.post(f"/v1/players/{player.id}/sessions", http.operator_key).get_json()["token"]
+    again = http.post("/v1/games", fresh, json={"variant": "vegas-draw1", "stake": 520})
+    assert again.status_code == 201, again.get_json()

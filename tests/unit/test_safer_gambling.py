@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from service.core import safer_gambling as sg
-from service.errors import Excluded, LimitExceeded, RealityCheckDue
+from service.errors import Excluded, InvalidArgument, LimitExceeded, RealityCheckDue
 from service.runtime.config import Settings
 
 NOW = datetime(2026, 12, 31, 23, 59, 59, tzinfo=UTC)  # a Thursday
@@ -111,3 +111,21 @@ def test_a_reality_check_falls_due_an_interval_after_the_session_began_or_its_la
     assert (shown.session_seconds, shown.net) == (1_800, -740)
     with pytest.raises(RealityCheckDue):
         sg.check_no_reality_check_due(shown)
+
+
+def test_a_session_stops_exactly_at_its_session_time_limit() -> None:
+    limits = {"session-time": sg.Limit(None, 45, NOW)}
+    began = NOW - timedelta(minutes=45)
+    sg.check_session_time(limits, began + timedelta(microseconds=1), NOW)  # a moment short
+    with pytest.raises(LimitExceeded) as over:
+        sg.check_session_time(limits, began, NOW)
+    assert (over.value.limit, over.value.remaining, over.value.resets_at) == (
+        "session-time",
+        0,
+        None,
+    )
+    assert "session-time limit of 45 minutes" in str(over.value)
+    sg.check_session_time(limits, None, NOW)  # a staff session has none
+    sg.check_session_time({}, began - timedelta(days=1), NOW)  # no limit, no stop
+    with pytest.raises(InvalidArgument, match="at most 1440 minutes"):
+        sg.change("session-time", sg.NO_LIMIT, 1_441, NOW)

@@ -66,10 +66,17 @@ class ProblemSchema(Schema):
     current_version = fields.Integer()
     limit = fields.String(metadata={"description": "limit-exceeded: which limit"})
     remaining = fields.Integer(
-        metadata={"description": "limit-exceeded: what it still allows (max-stake: the maximum)"}
+        metadata={
+            "description": "limit-exceeded: what it still allows (max-stake: the maximum; "
+            "session-time: 0)"
+        }
     )
     resets_at = fields.DateTime(
-        allow_none=True, metadata={"description": "limit-exceeded: when its period ends"}
+        allow_none=True,
+        metadata={
+            "description": "limit-exceeded: when its period ends (null: max-stake never, "
+            "session-time with a new session)"
+        },
     )
     kind = fields.String(metadata={"description": "player-excluded: time-out or self-exclusion"})
     until = fields.DateTime(metadata={"description": "player-excluded: when it ends"})

@@ -15,8 +15,10 @@ class LimitSchema(Schema):
         metadata={
             "description": "deposit-day/week/month: gross deposits; loss-day/week/month: net "
             "loss (stakes and fees less winnings, refunds and prizes); max-stake: one game's "
-            "stake or one duel's fee; reality-check: minutes between reality checks (not "
-            "money). Periods are UTC calendar days, weeks (from Monday) and months."
+            "stake or one duel's fee; session-time: minutes a player session may play (then no "
+            "deal, play action or duel join in it); reality-check: minutes between reality "
+            "checks (neither is money). Periods are UTC calendar days, weeks (from Monday) and "
+            "months."
         },
     )
     value = fields.Integer(
@@ -52,9 +54,9 @@ class SetLimitSchema(Strict):
         allow_none=True,
         validate=validate.Range(1, MOST),
         metadata={
-            "description": "minor units (reality-check: minutes, at most 1440; null: no "
-            "limit). Stricter (lower) takes effect at once; looser after 24 hours, the old value "
-            "holding until then."
+            "description": "minor units (session-time, reality-check: minutes, at most "
+            "1440; null: no limit). Stricter (lower) takes effect at once; looser after 24 "
+            "hours, the old value holding until then."
         },
     )
 

@@ -44,13 +44,17 @@ function clearProblem() {
   problemBox.textContent = "";
 }
 
-// Run an action; any problem the API answers is shown as the message it carries.
+// Run an action; any problem the API answers is shown as the message it carries (and a reality
+// check that paused play, as the check itself).
 async function attempt(work) {
   clearProblem();
   try {
     return await work();
   } catch (error) {
     showProblem(error);
+    if (error instanceof ApiProblem && error.body && error.body.type === "/problems/reality-check-due") {
+      showRealityCheck(error.body.reality_check);
+    }
     return undefined;
   }
 }
@@ -231,24 +235,28 @@ function showIdentity() {
   for (const link of nav.querySelectorAll("a")) link.hidden = !me || !link.dataset.role.split(" ").includes(me.role);
 }
 
-document.getElementById("signout").addEventListener("click", async () => {
+async function signOut() {
   if (me && me.role === "player") await attempt(() => api("DELETE", `/v1/players/${me.player_id}/sessions/current`));
   sessionStorage.removeItem(TOKEN);
   me = null;
   showIdentity();
   go("#/signin");
-});
+}
+
+document.getElementById("signout").addEventListener("click", signOut);
 
 // --- the table (players) ------------------------------------------------------------------------
 
 const table = { prefs: {}, view: null, selected: null, variants: null, quotes: {} };
 
 async function tablePage(gameId) {
+  const since = navigation;
   const [wallet, prefs, variants] = await Promise.all([
     api("GET", `/v1/players/${me.player_id}/wallet`),
     api("GET", `/v1/players/${me.player_id}/preferences`),
-    table.variants ? table.variants : api("GET", "/v1/variants"),
+    api("GET", "/v1/variants"), // afresh: an operator may have switched a game off or on
   ]);
+  if (left(since)) return;
   table.prefs = prefs;
   table.variants = variants;
   const id = gameId || wallet.open_game_id;
@@ -262,7 +270,7 @@ async function tablePage(gameId) {
   const history = el("section", { class: "panel", id: "history" });
   app.replaceChildren(balance, main, history, preferencesForm(prefs, gameId));
   if (id) {
-    table.view = await api("GET", `/v1/games/${id}`);
+    table.view = noticeRealityCheck(await api("GET", `/v1/games/${id}`));
     table.selected = null;
     renderGame(main);
   } else {
@@ -316,7 +324,8 @@ function renderLobby(main, currency) {
       if (view) { location.hash = `#/table/${view.id}`; }
     };
     show(table.quotes[game.name] ? table.quotes[game.name].stake : paytable.default_stake);
-    return el("article", { class: "panel game-tile", "data-variant": game.name },
+    const open = table.variants.gaming_enabled && game.enabled;
+    return el("article", { class: `panel game-tile${open ? "" : " off"}`, "data-variant": game.name, "data-enabled": String(open) },
       el("h3", { text: game.title }),
       el("p", { class: "muted", text: game.summary.join(" ") }),
       el("p", { text: `Pays ${game.paytable.per_unit} per ${game.paytable.units}, at most ${game.paytable.max_payout}.` }),
@@ -326,13 +335,16 @@ function renderLobby(main, currency) {
         output,
         el("button", { type: "button", "aria-label": `Raise the stake of ${game.title}`, onclick: step(1) }, "+")),
       offer,
-      el("button", { type: "button", onclick: deal }, `Deal ${game.title}`));
+      open ? null : el("p", { class: "notice", text: "Not available now: switched off by the casino." }),
+      el("button", { type: "button", onclick: deal, disabled: !open }, `Deal ${game.title}`));
   });
-  main.replaceChildren(el("section", { class: "panel" }, el("h2", { text: "Lobby" }), el("div", { class: "games" }, tiles)));
+  main.replaceChildren(el("section", { class: "panel" }, el("h2", { text: "Lobby" }),
+    table.variants.gaming_enabled ? null : el("p", { class: "notice", id: "gaming-off", text: "Gaming is switched off by the casino for now; your balance and withdrawals are not affected." }),
+    el("div", { class: "games" }, tiles)));
 }
 
 async function play(move) {
-  const view = await attempt(() => api("POST", `/v1/games/${table.view.id}/actions`, move, { idempotent: true }));
+  const view = noticeRealityCheck(await attempt(() => api("POST", `/v1/games/${table.view.id}/actions`, move, { idempotent: true })));
   if (view) {
     table.view = view;
     table.selected = null;
@@ -430,7 +442,7 @@ function renderGame(main) {
     buttons.push(el("button", {
       type: "button", class: "collect",
       onclick: async () => {
-        const done = await attempt(() => api("POST", `/v1/games/${view.id}/collect`, undefined, { idempotent: true }));
+        const done = noticeRealityCheck(await attempt(() => api("POST", `/v1/games/${view.id}/collect`, undefined, { idempotent: true })));
         if (done) { table.view = done; await tablePage(done.id); }
       },
     }, "End game and collect"));
@@ -486,11 +498,13 @@ function replayPicker(gameId) {
 }
 
 async function replayPage(gameId) {
+  const since = navigation;
   const label = el("p", {}, el("span", { class: "replay-label", text: "REPLAY — a re-enactment of a recorded game, not live play" }));
   app.replaceChildren(label, replayPicker(gameId), el("div", { id: "replay-main" }));
   if (!gameId) return;
   const prefs = me.role === "player" ? await api("GET", `/v1/players/${me.player_id}/preferences`) : {};
   replay.data = await api("GET", `/v1/games/${gameId}/replay`);
+  if (left(since)) return;
   replay.prefs = prefs;
   replay.at = replay.data.steps.length - 1;
   renderReplay();
@@ -536,7 +550,9 @@ function renderReplay() {
 async function financePage() {
   const today = new Date().toISOString().slice(0, 10);
   const monthAgo = new Date(Date.now() - 29 * 864e5).toISOString().slice(0, 10);
+  const since = navigation;
   const variants = table.variants || await api("GET", "/v1/variants");
+  if (left(since)) return;
   table.variants = variants;
   const currencies = variants.paytables.map((t) => t.currency).concat(["XTS"]);
   const from = el("input", { id: "from", type: "date", value: monthAgo });
@@ -599,13 +615,16 @@ function stopDuelTimers() {
 
 async function duelsPage(duelId) {
   stopDuelTimers();
+  const since = navigation;
   duel.prefs = await api("GET", `/v1/players/${me.player_id}/preferences`);
+  if (left(since)) return;
   if (duelId) { await showDuel(duelId); return; }
   const [wallet, paytables, mine] = await Promise.all([
     api("GET", `/v1/players/${me.player_id}/wallet`),
     api("GET", "/v1/duels/paytables"),
     api("GET", `/v1/players/${me.player_id}/duels?limit=20`),
   ]);
+  if (left(since)) return;
   const table_ = paytables.find((t) => t.currency === wallet.currency) || paytables[0];
   let at = 0;
   const fee = el("output", { "aria-live": "polite", text: money(table_.fees[0], table_.currency) });
@@ -632,7 +651,9 @@ async function duelsPage(duelId) {
 }
 
 async function showDuel(duelId) {
-  duel.view = await api("GET", `/v1/duels/${duelId}`);
+  const since = navigation;
+  duel.view = noticeRealityCheck(await api("GET", `/v1/duels/${duelId}`));
+  if (left(since)) return;
   duel.selected = null;
   renderDuel();
   // Others join, deal and finish on their own time: look again every few seconds until it ends.
@@ -641,7 +662,7 @@ async function showDuel(duelId) {
     if (["settled", "cancelled"].includes(duel.view.status)) return;
     if (duel.selected) return; // not under the player's hand mid-move
     try {
-      duel.view = await api("GET", `/v1/duels/${duelId}`);
+      duel.view = noticeRealityCheck(await api("GET", `/v1/duels/${duelId}`));
       renderDuel();
     } catch { /* the next look may do better; a problem on screen stays there */ }
   }, 3000);
@@ -713,9 +734,201 @@ function renderDuel() {
   if (slot) slot.replaceWith(clock);
 }
 
+// --- safer gambling -----------------------------------------------------------------------------
+
+// The reality check (RTS 13): when one is due the API refuses play (409 reality-check-due) and
+// the player's views carry it; the dialog shows the session's figures, and play goes on only
+// after "Continue playing" records the acknowledgement. Nothing here invites more play.
+const realityDialog = document.getElementById("reality-check");
+
+function noticeRealityCheck(view) {
+  if (view && view.reality_check) showRealityCheck(view.reality_check);
+  return view;
+}
+
+async function showRealityCheck(check) {
+  if (!check || !me || me.role !== "player" || realityDialog.open) return;
+  const wallet = await api("GET", `/v1/players/${me.player_id}/wallet`).catch(() => ({}));
+  const minutes = Math.floor(check.session_seconds / 60);
+  document.getElementById("reality-check-body").replaceChildren(
+    el("p", { text: `You have been playing for ${minutes} minute${minutes === 1 ? "" : "s"} this session (since ${new Date(check.session_started).toLocaleTimeString()}).` }),
+    figures([
+      ["Staked this session", money(check.stakes, wallet.currency), "session_stakes"],
+      ["Paid back this session", money(check.payouts, wallet.currency), "session_payouts"],
+      [check.net < 0 ? "Net loss this session" : "Net this session", money(check.net, wallet.currency), "session_net"],
+    ]));
+  if (!realityDialog.open) realityDialog.showModal();
+}
+
+document.getElementById("reality-continue").addEventListener("click", async () => {
+  const seen = await attempt(() => api("POST", `/v1/players/${me.player_id}/reality-check`, undefined, { idempotent: true }));
+  if (!seen) return;
+  realityDialog.close();
+  await route();
+});
+document.getElementById("reality-stop").addEventListener("click", () => { realityDialog.close(); signOut(); });
+document.getElementById("reality-limits").addEventListener("click", () => realityDialog.close());
+
+const LIMIT_NAMES = {
+  "deposit-day": "Deposits in a day", "deposit-week": "Deposits in a week", "deposit-month": "Deposits in a month",
+  "loss-day": "Net loss in a day", "loss-week": "Net loss in a week", "loss-month": "Net loss in a month",
+  "max-stake": "Largest stake or duel fee", "session-time": "Playing time in a session (minutes)",
+  "reality-check": "Reality check every (minutes)",
+};
+const MINUTES = ["session-time", "reality-check"]; // the limits counted in minutes, not money
+const UNUSED = ["max-stake", ...MINUTES]; // the limits that use nothing up in a period
+const TIME_OUTS = { "24-hours": "24 hours", "one-week": "one week", "one-month": "one month", "six-weeks": "six weeks" };
+const SELF_EXCLUSIONS = { "six-months": "six months", "one-year": "one year", "five-years": "five years" };
+
+function when(instant) {
+  return instant ? new Date(instant).toLocaleString() : "–";
+}
+
+// A limit's value as typed (major units for money, whole minutes) in the API's minor units.
+function typedLimit(name, text) {
+  if (MINUTES.includes(name)) return Number.parseInt(text, 10);
+  const [units, cents = ""] = text.trim().split(".");
+  return Number.parseInt(units || "0", 10) * 100 + Number.parseInt((cents + "00").slice(0, 2), 10);
+}
+
+function shownLimit(name, value, currency) {
+  if (value === null || value === undefined) return "no limit";
+  return MINUTES.includes(name) ? `${value} min` : money(value, currency);
+}
+
+// The player's own page; operators and auditors open any player's by id (#/safer/<id>).
+async function saferPage(playerId) {
+  const since = navigation;
+  const who = me.role === "player" ? me.player_id : playerId;
+  const picker = el("input", { id: "safer-player", value: who || "", size: 40, required: true });
+  const pick = el("form", { class: "panel inline" },
+    el("div", {}, el("label", { for: "safer-player", text: "Player id" }), picker),
+    el("button", { type: "submit" }, "Open"));
+  pick.addEventListener("submit", (event) => { event.preventDefault(); location.hash = `#/safer/${picker.value.trim()}`; });
+  const head = el("section", { class: "panel" }, el("h1", { text: "Safer gambling" }),
+    el("p", { text: "Limits you lower take effect at once; limits you raise or remove only after 24 hours. A time-out or a self-exclusion starts at once and cannot be ended early: until it ends no game can be dealt, no duel joined and no deposit made. Withdrawals and a game already dealt stay open." }));
+  app.replaceChildren(head, me.role === "player" ? "" : pick);
+  if (!who) return;
+  const [limits, exclusion] = await Promise.all([
+    api("GET", `/v1/players/${who}/limits`), api("GET", `/v1/players/${who}/exclusion`),
+  ]);
+  if (left(since)) return;
+  const may = me.role !== "auditor"; // auditors read; the player and operators change
+  app.append(exclusionPanel(who, exclusion, may), limitsPanel(who, limits, may));
+}
+
+function exclusionPanel(who, exclusion, may) {
+  const state = exclusion.excluded
+    ? el("p", { class: "notice", id: "exclusion-state", "data-kind": exclusion.kind, text: `${exclusion.kind === "self-exclusion" ? "Self-excluded" : "In a time-out"} until ${when(exclusion.until)}.` })
+    : el("p", { id: "exclusion-state", "data-kind": "none", text: "No time-out or self-exclusion in force." });
+  if (!may) return el("section", { class: "panel", id: "exclusion" }, el("h2", { text: "Time-out and self-exclusion" }), state);
+  const exclude = async (length) => {
+    const done = await attempt(() => api("POST", `/v1/players/${who}/exclusions`, { length }, { idempotent: true }));
+    if (done) await saferPage(who);
+  };
+  const pause = el("select", { id: "time-out-length" }, Object.entries(TIME_OUTS).map(([v, t]) => el("option", { value: v, text: t })));
+  const away = el("select", { id: "self-exclusion-length" }, Object.entries(SELF_EXCLUSIONS).map(([v, t]) => el("option", { value: v, text: t })));
+  const sure = el("input", { id: "self-exclusion-sure", type: "checkbox", required: true });
+  const timeOut = el("form", { class: "inline", id: "time-out" },
+    el("div", {}, el("label", { for: "time-out-length", text: "Take a break for" }), pause),
+    el("button", { type: "submit" }, "Take a time-out"));
+  timeOut.addEventListener("submit", (event) => { event.preventDefault(); exclude(pause.value); });
+  const selfExclude = el("form", { class: "inline", id: "self-exclusion" },
+    el("div", {}, el("label", { for: "self-exclusion-length", text: "Self-exclude for" }), away),
+    el("div", {}, el("label", { for: "self-exclusion-sure", text: "I understand it cannot be ended early" }), sure),
+    el("button", { type: "submit" }, "Self-exclude"));
+  selfExclude.addEventListener("submit", (event) => { event.preventDefault(); exclude(away.value); });
+  return el("section", { class: "panel", id: "exclusion" }, el("h2", { text: "Time-out and self-exclusion" }), state, timeOut, selfExclude);
+}
+
+function limitsPanel(who, limits, may) {
+  const rows = limits.limits.map((line) => {
+    const name = line.limit;
+    const minutes = MINUTES.includes(name);
+    const input = el("input", {
+      id: `limit-${name}`, type: "number", required: true, min: minutes ? "1" : "0.01",
+      step: minutes ? "1" : "0.01", max: minutes ? "1440" : undefined, "aria-label": `New ${LIMIT_NAMES[name] || name}`,
+    });
+    const set = async (value) => {
+      const saved = await attempt(() => api("PUT", `/v1/players/${who}/limits/${name}`, { value }, { idempotent: true }));
+      if (saved) await saferPage(who);
+    };
+    const form = el("form", { class: "inline" }, input, el("button", { type: "submit" }, "Set"),
+      line.value === null ? null : el("button", { type: "button", "data-remove": name, onclick: () => set(null) }, "Remove"));
+    form.addEventListener("submit", (event) => { event.preventDefault(); set(typedLimit(name, input.value)); });
+    const waiting = line.pending_from ? `${shownLimit(name, line.pending, limits.currency)} from ${when(line.pending_from)}` : "–";
+    return el("tr", { "data-limit": name },
+      el("td", { text: LIMIT_NAMES[name] || name }),
+      el("td", { "data-value": "", text: shownLimit(name, line.value, limits.currency) }),
+      el("td", { text: UNUSED.includes(name) ? "–" : money(line.used, limits.currency) }),
+      el("td", { "data-remaining": "", text: line.remaining === null || UNUSED.includes(name) ? "–" : money(line.remaining, limits.currency) }),
+      el("td", { text: when(line.resets_at) }),
+      el("td", { "data-pending": "", text: waiting }),
+      may ? el("td", {}, form) : null);
+  });
+  return el("section", { class: "panel", id: "limits" }, el("h2", { text: "Limits" }),
+    el("table", {}, el("thead", {}, el("tr", {}, ["Limit", "In force", "Used this period", "Left", "Resets", "Waiting to take effect", may ? "Change" : null]
+      .filter((h) => h !== null).map((h) => el("th", { text: h })))), el("tbody", {}, rows)));
+}
+
+// --- disable on demand (operators switch; auditors read) ----------------------------------------
+
+async function controlsPage() {
+  const since = navigation;
+  const [variants, recorded] = await Promise.all([api("GET", "/v1/variants"), api("GET", "/v1/controls")]);
+  if (left(since)) return;
+  const may = me.role === "operator";
+  const reason = el("input", { id: "switch-reason", size: 50, maxlength: "500", required: true });
+  const flip = (path, enabled) => async () => {
+    if (!reason.reportValidity()) return;
+    const done = await attempt(() => api("PUT", `/v1/controls/${path}`, { enabled, reason: reason.value.trim() }, { idempotent: true }));
+    if (done) await controlsPage();
+  };
+  const button = (path, enabled, label, attrs = {}) => (may ? el("button", { type: "button", onclick: flip(path, enabled), ...attrs }, label) : null);
+  const state = (on) => el("span", { class: on ? "switch-on" : "switch-off", text: on ? "on" : "off" });
+  const version = el("input", { id: "switch-version", size: 24, placeholder: variants.rules_version });
+  const player = el("input", { id: "switch-player", size: 40 });
+  const named = (input, scope) => (enabled) => async () => {
+    if (!input.value.trim()) { input.focus(); return; }
+    await flip(`${scope}/${encodeURIComponent(input.value.trim())}`, enabled)();
+  };
+  app.replaceChildren(
+    el("section", { class: "panel" }, el("h1", { text: "Controls" }),
+      el("p", { text: "Switching off stops new deals and duel joins it covers at once; games already dealt play on and are collected, and the cashier stays open. Every switch is recorded with who, when and why." }),
+      may ? el("div", {}, el("label", { for: "switch-reason", text: "Reason (recorded with the switch)" }), reason) : null,
+      el("p", { id: "gaming-state" }, "All gaming: ", state(variants.gaming_enabled), " ",
+        button("gaming", !variants.gaming_enabled, variants.gaming_enabled ? "Switch all gaming off" : "Switch all gaming on", { id: "switch-gaming" }))),
+    el("section", { class: "panel" }, el("h2", { text: "Games" }),
+      el("table", {}, el("thead", {}, el("tr", {}, ["Game", "Version", "State", ""].map((h) => el("th", { text: h })))),
+        el("tbody", {}, variants.variants.map((v) => el("tr", { "data-game": v.name, "data-enabled": String(v.enabled) },
+          el("td", { text: v.title }), el("td", { text: v.rules_version }), el("td", {}, state(v.enabled)),
+          el("td", {}, button(`games/${v.name}`, !v.enabled, v.enabled ? "Switch off" : "Switch on"))))))),
+    may ? el("section", { class: "panel" }, el("h2", { text: "One game version or one player" }),
+      el("div", { class: "inline" }, el("div", {}, el("label", { for: "switch-version", text: "Rules version" }), version),
+        el("button", { type: "button", onclick: named(version, "versions")(false) }, "Switch version off"),
+        el("button", { type: "button", onclick: named(version, "versions")(true) }, "Switch version on")),
+      el("div", { class: "inline" }, el("div", {}, el("label", { for: "switch-player", text: "Player id" }), player),
+        el("button", { type: "button", id: "switch-player-off", onclick: named(player, "players")(false) }, "Switch player off"),
+        el("button", { type: "button", id: "switch-player-on", onclick: named(player, "players")(true) }, "Switch player on"))) : null,
+    el("section", { class: "panel", id: "switches" }, el("h2", { text: "Every switch, as it stands" }),
+      el("table", {}, el("thead", {}, el("tr", {}, ["Scope", "Target", "State", "Reason", "Changed"].map((h) => el("th", { text: h })))),
+        el("tbody", {}, recorded.switches.map((s) => el("tr", { "data-scope": s.scope, "data-target": s.target },
+          el("td", { text: s.scope }), el("td", { text: s.target }), el("td", {}, state(s.enabled)),
+          el("td", { text: s.reason }), el("td", { text: when(s.changed_at) })))))));
+}
+
 // --- routing ------------------------------------------------------------------------------------
 
+// Each page checks after its first answers that it is still the page asked for: a slow answer
+// for a page the user has left must not draw over the one they went to.
+let navigation = 0;
+
+function left(since) {
+  return since !== navigation;
+}
+
 async function route() {
+  navigation += 1;
   clearProblem();
   if (!sessionStorage.getItem(TOKEN)) { signIn(); return; }
   if (!me) {
@@ -729,6 +942,8 @@ async function route() {
     else if (page === "finance") await financePage();
     else if (page === "duels" && me.role === "player") await duelsPage(arg);
     else if (page === "replay") await replayPage(arg);
+    else if (page === "safer" && ["player", "operator", "auditor"].includes(me.role)) await saferPage(arg);
+    else if (page === "controls" && ["operator", "auditor"].includes(me.role)) await controlsPage();
     else { location.hash = home(); }
   });
   app.focus();
