@@ -179,6 +179,25 @@ def _switch_row(browser: webdriver.Chrome, game: str) -> WebElement:
     return browser.find_element(By.CSS_SELECTOR, f"tr[data-game='{game}']")
 
 
+def _switch_state(browser: webdriver.Chrome, target: str) -> str:
+    """The state (on, off) the Controls page lists for a switch's target."""
+    row = browser.find_element(By.CSS_SELECTOR, f"#switches tr[data-target='{target}']")
+    return str(row.find_element(By.CSS_SELECTOR, "td:nth-child(3)").text)
+
+
+def _switch(browser: webdriver.Chrome, game: str, player_id: str, reason: str, on: bool) -> None:
+    """On the Controls page, switch a game and then a player off or on, giving ``reason`` each
+    time (the page is drawn anew after each switch)."""
+    word = "on" if on else "off"
+    _wait(browser, ec.element_to_be_clickable((By.ID, "switch-reason"))).send_keys(reason)
+    _switch_row(browser, game).find_element(By.XPATH, ".//button").click()
+    _wait(browser, lambda b: _quietly(lambda: _switch_state(b, game) == word))
+    _wait(browser, ec.element_to_be_clickable((By.ID, "switch-reason"))).send_keys(reason)
+    browser.find_element(By.ID, "switch-player").send_keys(player_id)
+    browser.find_element(By.ID, f"switch-player-{word}").click()
+    _wait(browser, lambda b: _quietly(lambda: _switch_state(b, player_id) == word))
+
+
 def test_an_operator_switches_a_game_and_a_player_off_and_on(
     browser: webdriver.Chrome, live: Live
 ) -> None:
@@ -188,26 +207,10 @@ def test_an_operator_switches_a_game_and_a_player_off_and_on(
     try:
         _sign_in(browser, live, http.operator_key)
         _open(browser, live, "controls")
-        reason = _wait(browser, ec.element_to_be_clickable((By.ID, "switch-reason")))
-        reason.send_keys("a fault at the golf table")
-        _switch_row(browser, game).find_element(By.XPATH, ".//button").click()
-        _wait(
-            browser,
-            lambda b: _quietly(
-                lambda: _switch_row(b, game).get_attribute("data-enabled") == "false"
-            ),
-        )
-        browser.find_element(By.ID, "switch-reason").send_keys("a player's request")
-        browser.find_element(By.ID, "switch-player").send_keys(player_id)
-        browser.find_element(By.ID, "switch-player-off").click()
-        recorded = _wait(
-            browser,
-            lambda b: b.find_elements(By.CSS_SELECTOR, f"#switches tr[data-target='{player_id}']"),
-        )
-        assert "a player's request" in recorded[0].text
-        golf = browser.find_element(By.CSS_SELECTOR, f"#switches tr[data-target='{game}']").text
-        assert "a fault at the golf table" in golf
-        assert "off" in golf
+        _switch(browser, game, player_id, "a fault at the golf table", on=False)
+        assert _switch_row(browser, game).get_attribute("data-enabled") == "false"
+        listed = browser.find_element(By.CSS_SELECTOR, f"#switches tr[data-target='{game}']")
+        assert "a fault at the golf table" in listed.text
         _snap(browser, "console-controls")
         browser.find_element(By.ID, "signout").click()
 
@@ -219,34 +222,14 @@ def test_an_operator_switches_a_game_and_a_player_off_and_on(
         assert tile.get_attribute("data-enabled") == "false"
         assert not tile.find_element(By.XPATH, ".//button[starts-with(., 'Deal')]").is_enabled()
         _deal_from_the_lobby(browser)
-        assert "gaming for this player is disabled" in _problem(browser)
+        assert "gaming for this player is disabled: a fault at the golf table" in _problem(browser)
         assert http.get(f"/v1/players/{player_id}/wallet", token).get_json()["held"] == 0
         browser.find_element(By.ID, "signout").click()
 
         _sign_in(browser, live, http.operator_key)  # and switches both back on
         _open(browser, live, "controls")
-        _wait(browser, ec.element_to_be_clickable((By.ID, "switch-reason"))).send_keys("fixed")
-        _switch_row(browser, game).find_element(By.XPATH, ".//button").click()
-        _wait(
-            browser,
-            lambda b: _quietly(
-                lambda: _switch_row(b, game).get_attribute("data-enabled") == "true"
-            ),
-        )
-        browser.find_element(By.ID, "switch-reason").send_keys("fixed")
-        browser.find_element(By.ID, "switch-player").send_keys(player_id)
-        browser.find_element(By.ID, "switch-player-on").click()
-        _wait(
-            browser,
-            lambda b: _quietly(
-                lambda: (
-                    "on"
-                    in b.find_element(
-                        By.CSS_SELECTOR, f"#switches tr[data-target='{player_id}']"
-                    ).text
-                )
-            ),
-        )
+        _switch(browser, game, player_id, "fixed", on=True)
+        assert _switch_row(browser, game).get_attribute("data-enabled") == "true"
         variants = http.get("/v1/variants").get_json()
         assert {v["name"]: v["enabled"] for v in variants["variants"]}[game] is True
     finally:  # the switches are the whole casino's: never leave one off for the next test
