@@ -1,0 +1,130 @@
+"""The benchmarks' history loader (tests/benchmarks/history.py) writes a history the service
+cannot tell from its own: a small one, loaded into a database of its own, passes every check
+the service makes of a real one."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import psycopg
+
+from service.bootstrap import Container
+from service.core import game_decider as g
+from service.core.context import Actor, RequestContext
+from service.core.streams import game_stream
+from service.games import STANDALONE
+from service.services import finance_books as finance
+from service.services import history_audits as audit
+from service.services.checkpoints import load_keys
+from service.services.games import decode_records
+from service.services.rebuild import rebuild
+from tests.benchmarks.history import load_history
+from tests.dbtools import ScratchDatabase
+
+EVENTS = 3_000
+OPERATOR = RequestContext(Actor("test-operator", "operator"))
+
+
+def _load(container: Container, database: ScratchDatabase) -> None:
+    settings = container.settings
+    signer, _ = load_keys(settings)
+    report = load_history(
+        database.admin_url,
+        EVENTS,
+        vault=container.vault,
+        signer=signer,
+        paytables=settings.paytables,
+        duel_paytables=settings.duel_paytables,
+        big_win_threshold=settings.big_win_threshold,
+        templates_per_game=2,
+        seed=25,
+    )
+    assert report.events >= EVENTS * 0.9
+    assert report.duels >= 1
+    assert report.checkpoints >= 2
+
+
+def test_a_loaded_history_passes_every_check_of_the_service(
+    fresh_container: Container, fresh_database: ScratchDatabase
+) -> None:
+    container = fresh_container
+    _load(container, fresh_database)
+
+    with psycopg.connect(fresh_database.admin_url) as conn:
+        variants = {r[0] for r in conn.execute("SELECT DISTINCT variant FROM game_history")}
+        days = [r[0] for r in conn.execute("SELECT DISTINCT day FROM daily_totals ORDER BY 1")]
+        books = conn.execute(
+            "SELECT a.currency, sum(p.amount) FROM postings p JOIN accounts a USING (account_id)"
+            " GROUP BY 1"
+        ).fetchall()
+        snapshotted = [
+            uuid.UUID(r[0].removeprefix("game-"))
+            for r in conn.execute("SELECT stream_id FROM game_snapshots ORDER BY stream_id")
+        ]
+    assert variants == set(STANDALONE)  # every game a player deals alone
+    assert books
+    assert all(total == 0 for _, total in books)  # the ledger sums to zero in each currency
+
+    # The whole-history audit: every game and duel replayed and verified, every player stream,
+    # the ledger, and the log against its signed checkpoints (causes, read models, back-dating).
+    with container.unit_of_work() as uow:
+        audit_id, chunks = audit.start(uow, audit.Scope("all"), "test")
+    for units in chunks:
+        audit.check_chunk(
+            container.unit_of_work,
+            audit_id,
+            units,
+            container.settings.paytables,
+            container.anchors.findings,
+        )
+    result = container.audits.audit(audit_id)
+    assert result.findings == ()
+    assert result.status == "done"
+    assert result.checked == result.total
+    assert any(u.startswith("duel-") for chunk in chunks for u in chunk)
+
+    # Every read model is what the log says (players, history, balances, duels).
+    with container.unit_of_work() as uow:
+        assert rebuild(uow, apply=False).differences == ()
+
+    # A snapshot loads as the fold of its stream.
+    assert snapshotted
+    for game_id in snapshotted[:20]:
+        loaded = container.games.game(game_id)
+        with container.unit_of_work() as uow:
+            records = uow.events.read_stream(game_stream(game_id))
+        assert loaded.state == g.fold(decode_records(records))
+
+    # Each day reconciles, and the daily totals are what the projector folds from the log.
+    for day in days:
+        with container.unit_of_work() as uow:
+            reconciled = finance.reconcile(uow, day)
+        assert reconciled["mismatches"] == []
+        assert reconciled["events_checked"] > 0
+    with container.unit_of_work() as uow:
+        loaded_totals = _totals(uow.conn)
+        uow.conn.execute("DELETE FROM daily_totals")
+        uow.conn.execute("DELETE FROM projection_checkpoints WHERE name = 'daily-totals'")
+        uow.commit()
+    with container.unit_of_work() as uow:
+        finance.catch_up(uow)
+    with container.unit_of_work() as uow:
+        assert _totals(uow.conn) == loaded_totals
+
+    # The service writes on from the loaded history: money, a game, a checkpoint.
+    player = container.players.open_account(OPERATOR, f"after-{uuid.uuid4()}", "GBP").row
+    container.players.deposit(OPERATOR, player.player_id, 10_000, f"after-{uuid.uuid4()}")
+    game = container.games.start(
+        RequestContext(Actor(str(player.player_id), "player")), player.player_id, "golf", 520
+    )
+    container.games.collect(OPERATOR, uuid.UUID(game.state.game_id))
+    _, made = container.anchors.checkpoint("test")
+    assert made
+    with container.unit_of_work() as uow:
+        assert container.anchors.findings(uow) == []
+
+
+def _totals(conn: psycopg.Connection[Any]) -> list[tuple[Any, ...]]:
+    rows = conn.execute("SELECT * FROM daily_totals ORDER BY day, currency, variant").fetchall()
+    return [tuple(r) for r in rows]
