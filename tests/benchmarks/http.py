@@ -50,7 +50,7 @@ WARMUP = int(os.environ.get("BENCH_WARMUP_SECONDS", "2"))
 #: Players each connection deals for in the deals phase: more than it can reach.
 DEALERS = int(os.environ.get("BENCH_DEALERS_PER_CONNECTION", "120"))
 LUA = Path(__file__).parent / "lua"
-CONFIG = str(PROJECT_ROOT / "service" / "gunicorn_config.py")
+CONFIG = str(PROJECT_ROOT / "service" / "runtime" / "gunicorn_config.py")
 OPERATOR = RequestContext(Actor("bench", "operator"))
 STAKE = 520
 

@@ -27,10 +27,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from multiprocessing.synchronize import Barrier
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import psycopg
 from cryptography.fernet import Fernet
+from psycopg.conninfo import conninfo_to_dict
 
 from events.catalog import CardMoved
 from events.codec import decode_game
@@ -102,16 +102,18 @@ def _eventsourcing(url: str) -> Callable[[int], None]:
 
 
 def _datastore(url: str) -> Any:
-    """The eventsourcing library's connection settings for ``url`` (one connection)."""
+    """The eventsourcing library's connection settings for ``url`` (one connection). libpq
+    reads the URL, so a socket directory in its query (the embedded server's
+    ``?host=/.../.data/postgres``) is the host, as psycopg would use it."""
     from eventsourcing.postgres import PostgresDatastore
 
-    parts = urlsplit(url)
+    parts = conninfo_to_dict(url)
     return PostgresDatastore(
-        dbname=parts.path.lstrip("/"),
-        host=parts.hostname or "127.0.0.1",
-        port=parts.port or 5432,
-        user=unquote(parts.username or ""),
-        password=unquote(parts.password or ""),
+        dbname=str(parts.get("dbname") or ""),
+        host=str(parts.get("host") or "127.0.0.1"),
+        port=str(parts.get("port") or 5432),
+        user=str(parts.get("user") or ""),
+        password=str(parts.get("password") or ""),
         pool_size=1,
     )
 
