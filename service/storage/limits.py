@@ -6,6 +6,7 @@ wallet did in the current day, week and month.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -76,8 +77,20 @@ class LimitStore:
         self._conn = conn
 
     def limits(self, player_id: object) -> dict[str, Limit]:
-        rows = self._conn.execute(LIMITS_SQL, {"player_id": player_id}).fetchall()
-        return {name: Limit(prev, value, since) for name, prev, value, since in rows}
+        return self.send_limits(player_id)()
+
+    def send_limits(self, player_id: object) -> Callable[[], dict[str, Limit]]:
+        """Send the read of a player's limits now and take its answer later: inside a pipeline
+        it travels with the next statement that waits for its own answer (one round trip)."""
+        cur = self._conn.cursor()
+        cur.execute(LIMITS_SQL, {"player_id": player_id}, prepare=True)
+
+        def answer() -> dict[str, Limit]:
+            with cur:
+                rows = cur.fetchall()
+            return {name: Limit(prev, value, since) for name, prev, value, since in rows}
+
+        return answer
 
     def usage(self, account_id: str, now: datetime) -> Usage:
         starts: dict[str, Any] = {p: period_start(p, now) for p in PERIODS}
