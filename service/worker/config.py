@@ -75,6 +75,9 @@ def make_celery(settings: Settings) -> Celery:
         # No task runs for ever: a stuck one is stopped and its work sent again by a sweeper.
         task_soft_time_limit=settings.task_time_limit_s - 30,
         task_time_limit=settings.task_time_limit_s,
+        # Only the beat that leads sends (service/worker/single_beat.py): run as many as you
+        # like, on any host, and one schedule takes effect.
+        beat_scheduler="service.worker.single_beat:SingleBeat",
         beat_schedule={
             "collect-idle-games": {
                 "task": "vegas.collect_idle_games",
