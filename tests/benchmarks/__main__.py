@@ -6,7 +6,7 @@ import platform
 import sys
 import time
 
-from tests.benchmarks import audit, duels, http, rules, store
+from tests.benchmarks import audit, duels, growth, http, rules, store
 
 SUITES = {
     "rules": rules.run,
@@ -14,6 +14,7 @@ SUITES = {
     "http": http.run,
     "audit": audit.run,
     "duels": duels.run,
+    "growth": growth.run,
 }
 
 

@@ -1,0 +1,486 @@
+"""Growth figures (issue 25: cost flat as the log grows): the same operations timed on an empty
+log and on logs of past history, side by side.
+
+For each size in BENCH_GROWTH_EVENTS (events, comma-separated; default "0,1000000", add
+10000000 for the big one), a scratch database of its own on the server in use
+(TEST_DATABASE_URL, else the embedded PostgreSQL) is migrated, loaded with about that many
+events of valid history (tests/benchmarks/history.py: every game, duels, players, the ledger,
+checkpoints, ending before today began), and then, in this process through the services as
+the API calls them, the same work is made and timed at every size:
+
+- appends: our store's append (one event, its own transaction) by 1 writer, ms an append;
+- a game (a certification deal of Vegas draw three from a fixed seed, so the same game at every
+  size: 60 random legal commands, collected) loaded and folded (the stream read, decoded and
+  folded, as the audit and a cold service do), and replayed for an auditor (the regulatory
+  replay: stream, postings, every check);
+- a player's history page (the newest 20 of their 40 games);
+- the daily report (the last 30 days, GBP: the projector caught up first, as the API does) and
+  the reconciliation of one day (today: only what this suite made, the same at every size);
+- a checkpoint (signed after a deposit, so there is always something new to cover);
+- the idle sweep (BENCH_GROWTH_IDLE games, 20, dealt and left; collected with an idle time of
+  one second), per game collected;
+- the duel sweep (BENCH_GROWTH_DUELS duels, 20, both seats dealt; the clock moved past their
+  five minutes; one sweep times every seat out and settles every duel), per duel.
+
+Each figure is the median of several runs (milliseconds an operation). A figure more than
+1.2 times its empty-log value gets the EXPLAIN (ANALYZE, BUFFERS) of its main queries, run as
+the superuser on the same database with the same values (with auto_explain's nested plans for
+the append function where the server has auto_explain). The machine is shared: other work on
+it moves every figure, so small ratios mean nothing; the plans say why a figure moved.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from cryptography.fernet import Fernet
+
+from events.catalog import FundsDeposited
+from events.postgres import READ_STREAM_SQL, PostgresEventStore, append_params
+from events.records import NewEvent
+from service.bootstrap import Container, build
+from service.core import game_decider as g
+from service.core.context import Actor, RequestContext
+from service.core.dealing import CertificationDeal
+from service.core.streams import game_stream
+from service.runtime.config import Settings
+from service.services import finance_books as finance
+from service.services.checkpoints import load_keys
+from service.services.games import decode_records
+from service.services.idle import collect_idle
+from service.storage import advantage, checkpoints, duels, projections
+from service.storage import finance as finance_sql
+from service.storage.audit_reads import POSTINGS_SQL
+from tests.benchmarks.history import load_history
+from tests.dbtools import server_admin_url, split_database
+
+SIZES = [int(n) for n in os.environ.get("BENCH_GROWTH_EVENTS", "0,1000000").split(",") if n]
+SECONDS = float(os.environ.get("BENCH_GROWTH_SECONDS", "2"))
+IDLE_GAMES = int(os.environ.get("BENCH_GROWTH_IDLE", "20"))
+DUELS = int(os.environ.get("BENCH_GROWTH_DUELS", "20"))
+#: A figure this many times its empty-log value gets its plans printed.
+MOVED = 1.2
+
+OPERATOR = RequestContext(Actor("bench-operator", "operator"))
+AUDITOR = Actor("bench-auditor", "auditor")
+SEED = "25" * 32  # the certification deal's seed: the same game at every size
+STAKE = 520
+HISTORY_GAMES = 40
+COMMANDS = 60
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One of a figure's main queries, with the values it ran with."""
+
+    label: str
+    sql: str
+    params: dict[str, Any]
+    nested: bool = False  # a function: show its statements' plans (auto_explain)
+
+
+@dataclass
+class Measured:
+    figures: dict[str, float] = field(default_factory=dict)  # ms an operation
+    probes: dict[str, list[Probe]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def time(self, name: str, work: Callable[[], object], runs: int) -> None:
+        """The median of ``runs`` runs of ``work`` (after one more, which warms up); infinite
+        if a statement of it outlasts the service's statement timeout."""
+        try:
+            self.figures[name] = _median_ms(work, runs)
+        except psycopg.errors.QueryCanceled as exc:
+            self.figures[name] = math.inf
+            self.notes.append(f"{name}: {str(exc).strip()} (the service's statement timeout)")
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def _player(container: Container, balance: int) -> uuid.UUID:
+    opened = container.players.open_account(OPERATOR, f"growth-{uuid.uuid4()}", "GBP")
+    player_id = opened.row.player_id
+    container.players.deposit(OPERATOR, player_id, balance, f"growth-{uuid.uuid4()}")
+    return player_id
+
+
+def _as(player_id: uuid.UUID) -> RequestContext:
+    return RequestContext(Actor(str(player_id), "player"))
+
+
+def _median_ms(work: Callable[[], object], runs: int) -> float:
+    work()  # the first run warms caches and prepares statements
+    timings = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        work()
+        timings.append(time.perf_counter() - started)
+    return statistics.median(timings) * 1000
+
+
+def _appends(url: str) -> tuple[float, Probe]:
+    """Ms an append, one event a transaction, one writer (the median of three runs)."""
+    rounds = []
+    with psycopg.connect(url, autocommit=True) as conn:
+        store = PostgresEventStore(conn)
+        stream = f"growth-{uuid.uuid4()}"
+        event = FundsDeposited(100, "GBP", "growth")
+        meta = {"actor": "bench", "role": "player", "request_id": "growth"}
+        version = 0
+        for _ in range(20):
+            store.append(stream, [NewEvent.of(event, meta)], version)
+            version += 1
+        for _ in range(3):
+            count, started = 0, time.perf_counter()
+            deadline = started + SECONDS
+            while time.perf_counter() < deadline:
+                store.append(stream, [NewEvent.of(event, meta)], version)
+                version += 1
+                count += 1
+            rounds.append((time.perf_counter() - started) / count * 1000)
+    params = append_params(stream, [NewEvent.of(event, meta)], version)
+    probe = Probe(
+        "append_events (one event)",
+        "SELECT * FROM append_events(%(stream_id)s, %(expected_version)s, %(events)s)",
+        {k: params[k] for k in ("stream_id", "expected_version", "events")},
+        nested=True,
+    )
+    return statistics.median(rounds), probe
+
+
+def _play_game(container: Container, player_id: uuid.UUID) -> uuid.UUID:
+    """The same game at every size: dealt from a fixed seed, random legal commands from a fixed
+    generator, collected."""
+    deal = CertificationDeal(seed_hex=SEED)
+    loaded = container.games.start(
+        _as(player_id), player_id, "vegas-draw3", STAKE, certification=deal
+    )
+    game_id = uuid.UUID(loaded.state.game_id)
+    rng = random.Random(25)
+    state = loaded.state
+    for _ in range(COMMANDS):
+        options = [c for c in g.legal_commands(state) if not isinstance(c, g.Collect)]
+        if not options:
+            break
+        state = container.games.play(_as(player_id), game_id, rng.choice(options)).state
+    container.games.collect(_as(player_id), game_id)
+    return game_id
+
+
+def _measure(container: Container, clock: _Clock) -> Measured:
+    found = Measured()
+    url = container.database_url
+
+    # Appends.
+    found.figures["appends, 1 writer"], probe = _appends(url)
+    found.probes["appends, 1 writer"] = [probe]
+
+    # One game, loaded and folded, and replayed for an auditor.
+    player = _player(container, 10**9)
+    game_id = _play_game(container, player)
+    stream = game_stream(game_id)
+
+    def load_and_fold() -> None:
+        with container.unit_of_work() as uow:
+            uow.outside_transaction()
+            records = uow.events.read_stream(stream)
+        state = g.fold(decode_records(records))
+        assert state.is_over
+
+    read = Probe(
+        "the game's stream",
+        READ_STREAM_SQL,
+        {"stream_id": stream, "after_version": 0, "to_version": None},
+    )
+    found.time("load + fold one game", load_and_fold, 100)
+    found.probes["load + fold one game"] = [read]
+    found.time("replay one game (auditor)", lambda: container.audits.replay(game_id, AUDITOR), 30)
+    found.probes["replay one game (auditor)"] = [
+        read,
+        Probe("the game's postings", POSTINGS_SQL, {"stream": stream}),
+    ]
+
+    # A player's history page.
+    regular = _player(container, 10**9)
+    for _ in range(HISTORY_GAMES):
+        dealt = container.games.start(_as(regular), regular, "golf", STAKE)
+        container.games.collect(_as(regular), uuid.UUID(dealt.state.game_id))
+    found.time(
+        "history page (20 of 40 games)", lambda: container.games.history(regular, limit=20), 100
+    )
+    found.probes["history page (20 of 40 games)"] = [
+        Probe(
+            "the page",
+            projections.HISTORY_PAGE_SQL,
+            {"player_id": regular, "before_started": None, "before_game": None, "limit": 20},
+        ),
+        Probe("the player", projections.PLAYER_SQL, {"player_id": regular}),
+    ]
+
+    # Idle games and duels, made now, swept below.
+    idle = []
+    for _ in range(IDLE_GAMES):
+        owner = _player(container, 10**6)
+        dealt = container.games.start(_as(owner), owner, "vegas-draw1", STAKE)
+        idle.append(uuid.UUID(dealt.state.game_id))
+    seated = [_player(container, 10**6) for _ in range(2 * DUELS)]
+    for player_id in seated:
+        container.duels.join(_as(player_id), player_id, 500)
+    for row in container.duels.listed(status="full", limit=10 * DUELS):
+        for seat in container.duels.duel(row.duel_id).state.seats:
+            seat_player = uuid.UUID(seat.player_id)
+            container.duels.deal(_as(seat_player), row.duel_id, seat_player)
+
+    # The daily report and the reconciliation of today.
+    today = datetime.now(UTC).date()
+    first = today - timedelta(days=29)
+    found.time("daily report (30 days)", lambda: container.reports.daily(first, today, "GBP"), 10)
+    start, end = finance.utc_span(first, today)
+    with container.unit_of_work() as uow:
+        position = uow.conn.execute("SELECT max(position) FROM events").fetchone()
+    found.probes["daily report (30 days)"] = [
+        Probe(
+            "the projector's catch-up",
+            finance_sql.MONEY_EVENTS_SQL,
+            {"after": position[0] if position else 0, "limit": finance.BATCH},
+        ),
+        Probe(
+            "the days",
+            finance_sql.REPORT_SQL,
+            {"start": first, "end": today, "currency": "GBP", "variants": _variants()},
+        ),
+        Probe(
+            "lifetime sums",
+            finance_sql.SUM_SQL,
+            {"currency": "GBP", "start": date.min, "end": today},
+        ),
+        Probe(
+            "safer gambling by day",
+            finance_sql.SAFER_GAMBLING_SQL,
+            {
+                "currency": "GBP",
+                "first": first,
+                "last": today,
+                "start": start,
+                "end": end,
+                "time_outs": ["24-hours"],
+                "self_exclusions": ["six-months"],
+            },
+        ),
+        Probe(
+            "advantage-play rows",
+            advantage.REPORTS_SQL,
+            {"kind": "advantage-play", "currency": "GBP", "start": start, "end": end},
+        ),
+    ]
+    found.time("reconciliation of one day", lambda: container.reports.reconciliation(today), 5)
+    day_start, day_last = finance.utc_span(today, today)
+    found.probes["reconciliation of one day"] = [
+        Probe("the day's money events", finance_sql.DAY_EVENTS_SQL, {"start": day_start,
+                                                                    "last": day_last}),
+        Probe("the day's ledger", finance_sql.DAY_LEDGER_SQL, {"start": day_start,
+                                                               "last": day_last}),
+    ]  # fmt: skip
+
+    # A checkpoint, after a deposit each time.
+    timings = []
+    container.anchors.checkpoint("growth")
+    for n in range(8):
+        container.players.deposit(OPERATOR, player, 100, f"growth-cp-{n}-{uuid.uuid4()}")
+        started = time.perf_counter()
+        _, made = container.anchors.checkpoint("growth")
+        timings.append(time.perf_counter() - started)
+        assert made
+    found.figures["checkpoint"] = statistics.median(timings) * 1000
+    with container.unit_of_work() as uow:
+        latest = uow.checkpoints.latest()
+    assert latest is not None
+    found.probes["checkpoint"] = [
+        Probe("the log's head", checkpoints.LOG_HEAD_SQL, {"upto": latest.position}),
+        Probe(
+            "the entries since the last",
+            checkpoints.ENTRIES_SQL,
+            {"after": latest.position - 1, "upto": latest.position, "limit": 10_000},
+        ),
+        Probe("add_checkpoint's bounds", ADD_CHECKPOINT_BOUNDS_SQL, {}),
+    ]
+
+    # The idle sweep.
+    time.sleep(1.2)
+    started = time.perf_counter()
+    collected = collect_idle(container.games, container.unit_of_work, timedelta(seconds=1))
+    seconds = time.perf_counter() - started
+    if len(collected) != len(idle):
+        found.notes.append(f"idle sweep collected {len(collected)} of {len(idle)} games")
+    found.figures[f"idle sweep, per game ({IDLE_GAMES})"] = seconds / max(len(collected), 1) * 1e3
+    found.probes[f"idle sweep, per game ({IDLE_GAMES})"] = [
+        Probe(
+            "idle games",
+            projections.IDLE_GAMES_SQL,
+            {"idle": timedelta(seconds=1), "limit": 500},
+        ),
+    ]
+
+    # The duel sweep, once every seat's time has run out.
+    clock.now = datetime.now(UTC) + timedelta(minutes=6)
+    started = time.perf_counter()
+    swept = container.duels.sweep(limit=10_000)
+    seconds = time.perf_counter() - started
+    if len(swept) != DUELS:
+        found.notes.append(f"duel sweep settled {len(swept)} of {DUELS} duels")
+    found.figures[f"duel sweep, per duel ({DUELS})"] = seconds / max(len(swept), 1) * 1e3
+    found.probes[f"duel sweep, per duel ({DUELS})"] = [
+        Probe("duels due", duels.DUE_SQL, {"now": clock.now, "limit": 10_000}),
+    ]
+    return found
+
+
+# What add_checkpoint (migrations/0016) reads before it inserts: the log's end, and the furthest
+# checkpoint inside it.
+ADD_CHECKPOINT_BOUNDS_SQL = """
+SELECT (SELECT c.seq FROM log_checkpoints c ORDER BY c.seq DESC LIMIT 1),
+       (SELECT coalesce(max(c.position), 0) FROM log_checkpoints c
+         WHERE c.position <= (SELECT coalesce(max(e.position), 0) FROM events e))
+"""
+
+
+def _variants() -> list[str]:
+    from service.games import GAMES
+
+    return list(GAMES)
+
+
+def _explain(admin_url: str, probe: Probe) -> str:
+    """The probe's EXPLAIN (ANALYZE, BUFFERS), in a transaction rolled back (a write changes
+    nothing); for a function, the plans of the statements it ran, if auto_explain loads."""
+    lines: list[str] = []
+    with psycopg.connect(admin_url) as conn:
+        cur = psycopg.ClientCursor(conn)
+        if probe.nested:
+            notices: list[str] = []
+            conn.add_notice_handler(lambda d: notices.append(d.message_primary or ""))
+            try:
+                cur.execute("LOAD 'auto_explain'")
+                for setting in (
+                    "auto_explain.log_min_duration = 0",
+                    "auto_explain.log_analyze = on",
+                    "auto_explain.log_buffers = on",
+                    "auto_explain.log_nested_statements = on",
+                    "auto_explain.log_level = notice",
+                ):
+                    cur.execute(f"SET {setting}")
+                cur.execute(probe.sql, probe.params)
+                lines += [n for n in notices if n]
+            except psycopg.Error as exc:
+                lines.append(f"(no nested plans: {exc})")
+            conn.rollback()
+            return "\n".join(lines)
+        cur.execute("EXPLAIN (ANALYZE, BUFFERS) " + probe.sql, probe.params)
+        lines += [str(row[0]) for row in cur.fetchall()]
+        conn.rollback()
+    return "\n".join(lines)
+
+
+def _table(sizes: list[int], measured: dict[int, Measured]) -> Iterator[str]:
+    base = measured[sizes[0]]
+    names = list(base.figures)
+    header = " | ".join(f"{size:,} events" for size in sizes)
+    yield f"figure (ms an operation, median) | {header}"
+    for name in names:
+        cells = []
+        for size in sizes:
+            value = measured[size].figures.get(name)
+            if value is None:
+                cells.append("-")
+                continue
+            ratio = value / base.figures[name] if base.figures[name] else 0.0
+            shown = "timed out" if math.isinf(value) else f"{value:.2f}"
+            cells.append(shown if size == sizes[0] else f"{shown} ({ratio:.2f}x)")
+        yield f"{name} | " + " | ".join(cells)
+
+
+def run() -> Iterator[str]:
+    measured: dict[int, Measured] = {}
+    plans: list[str] = []
+    admin = server_admin_url()
+    with tempfile.TemporaryDirectory(prefix="vegas-bench-growth-") as tmp:
+        for size in SIZES:
+            with split_database(admin, prefix="vegas_bench") as found:
+                settings = replace(
+                    Settings(),
+                    database_url=found.service_url,
+                    data_dir=Path(tmp),
+                    seed_keys=(Fernet.generate_key().decode(),),
+                    certification_mode=True,
+                    pool_max_size=4,
+                )
+                container = build(settings, migrate=False)
+                clock = _Clock()
+                container.duels.clock = clock
+                container.games.clock = clock
+                try:
+                    if size:
+                        signer, _ = load_keys(settings)
+                        report = load_history(
+                            found.admin_url,
+                            size,
+                            vault=container.vault,
+                            signer=signer,
+                            paytables=settings.paytables,
+                            duel_paytables=settings.duel_paytables,
+                            big_win_threshold=settings.big_win_threshold,
+                            progress=lambda line: print(f"  ({line})", flush=True),
+                        )
+                        yield f"history of {report.describe()}"
+                    with psycopg.connect(found.admin_url) as conn:
+                        row = conn.execute(
+                            "SELECT pg_size_pretty(pg_database_size(current_database()))"
+                        ).fetchone()
+                    yield f"{size:,} events: database {row[0] if row else '?'}"
+                    started = time.perf_counter()
+                    measured[size] = _measure(container, clock)
+                    yield f"{size:,} events: measured in {time.perf_counter() - started:.0f} s"
+                    for note in measured[size].notes:
+                        yield f"{size:,} events: {note}"
+                    base = measured[SIZES[0]]
+                    if size != SIZES[0]:
+                        for name, value in measured[size].figures.items():
+                            ratio = value / base.figures[name] if base.figures[name] else 0
+                            if ratio <= MOVED:
+                                continue
+                            for probe in measured[size].probes.get(name, []):
+                                plan = _explain(found.admin_url, probe)
+                                plans.append(
+                                    f"{name} at {size:,} events ({ratio:.2f}x): {probe.label}\n"
+                                    + _indented(plan)
+                                )
+                finally:
+                    container.close()
+    yield from _table(SIZES, measured)
+    if plans:
+        yield f"plans of the figures more than {MOVED}x the empty log's:"
+        yield from plans
+    else:
+        yield f"no figure moved more than {MOVED}x the empty log's"
+
+
+def _indented(plan: str) -> str:
+    return "\n".join(f"      {line}" for line in plan.splitlines())
