@@ -18,15 +18,18 @@ the API calls them, the same work is made and timed at every size:
   the reconciliation of one day (today: only what this suite made, the same at every size);
 - a checkpoint (signed after a deposit, so there is always something new to cover);
 - the idle sweep (BENCH_GROWTH_IDLE games, 20, dealt and left; collected with an idle time of
-  one second), per game collected;
+  one second), per game collected, the median of three batches;
 - the duel sweep (BENCH_GROWTH_DUELS duels, 20, both seats dealt; the clock moved past their
-  five minutes; one sweep times every seat out and settles every duel), per duel.
+  five minutes; one sweep times every seat out and settles every duel), per duel, the median
+  of three batches.
 
-Each figure is the median of several runs (milliseconds an operation). A figure more than
-1.2 times its empty-log value gets the EXPLAIN (ANALYZE, BUFFERS) of its main queries, run as
-the superuser on the same database with the same values (with auto_explain's nested plans for
-the append function where the server has auto_explain). The machine is shared: other work on
-it moves every figure, so small ratios mean nothing; the plans say why a figure moved.
+Each figure is the median of several runs (milliseconds an operation). At every size, each
+figure's main queries are run again under EXPLAIN (ANALYZE, BUFFERS) as the superuser, with the
+values the figure used (in a transaction rolled back; auto_explain's nested plans for the append
+function where the server has auto_explain); a figure more than 1.2 times its empty-log value
+is printed with those plans and each query's execution time on the empty log beside it, which
+says whether the query moved or the time went elsewhere. The machine is shared: other work on
+it moves every figure, so small ratios mean little on their own.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import re
 import statistics
 import tempfile
 import time
@@ -54,13 +58,13 @@ from service.bootstrap import Container, build
 from service.core import game_decider as g
 from service.core.context import Actor, RequestContext
 from service.core.dealing import CertificationDeal
-from service.core.streams import game_stream
+from service.core.streams import duel_stream, game_stream
 from service.runtime.config import Settings
 from service.services import finance_books as finance
 from service.services.checkpoints import load_keys
 from service.services.games import decode_records
 from service.services.idle import collect_idle
-from service.storage import advantage, checkpoints, duels, projections
+from service.storage import advantage, checkpoints, duels, game_writes, projections, seeds
 from service.storage import finance as finance_sql
 from service.storage.audit_reads import POSTINGS_SQL
 from tests.benchmarks.history import load_history
@@ -70,6 +74,8 @@ SIZES = [int(n) for n in os.environ.get("BENCH_GROWTH_EVENTS", "0,1000000").spli
 SECONDS = float(os.environ.get("BENCH_GROWTH_SECONDS", "2"))
 IDLE_GAMES = int(os.environ.get("BENCH_GROWTH_IDLE", "20"))
 DUELS = int(os.environ.get("BENCH_GROWTH_DUELS", "20"))
+#: Batches of idle games and of duels swept, each batch timed.
+SWEEPS = 3
 #: A figure this many times its empty-log value gets its plans printed.
 MOVED = 1.2
 
@@ -96,6 +102,8 @@ class Measured:
     figures: dict[str, float] = field(default_factory=dict)  # ms an operation
     probes: dict[str, list[Probe]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: Each probe's plan, by figure and probe label, and its execution time (ms).
+    plans: dict[tuple[str, str], tuple[str, float | None]] = field(default_factory=dict)
 
     def time(self, name: str, work: Callable[[], object], runs: int) -> None:
         """The median of ``runs`` runs of ``work`` (after one more, which warms up); infinite
@@ -166,6 +174,27 @@ def _appends(url: str) -> tuple[float, Probe]:
     return statistics.median(rounds), probe
 
 
+def _idle_games(container: Container) -> list[uuid.UUID]:
+    """IDLE_GAMES games dealt to players of their own and left."""
+    idle = []
+    for _ in range(IDLE_GAMES):
+        owner = _player(container, 10**6)
+        dealt = container.games.start(_as(owner), owner, "vegas-draw1", STAKE)
+        idle.append(uuid.UUID(dealt.state.game_id))
+    return idle
+
+
+def _dealt_duels(container: Container) -> None:
+    """DUELS two-seat duels, full, both seats dealt (on the container's clock)."""
+    seated = [_player(container, 10**6) for _ in range(2 * DUELS)]
+    for player_id in seated:
+        container.duels.join(_as(player_id), player_id, 500)
+    for row in container.duels.listed(status="full", limit=10 * DUELS):
+        for seat in container.duels.duel(row.duel_id).state.seats:
+            seat_player = uuid.UUID(seat.player_id)
+            container.duels.deal(_as(seat_player), row.duel_id, seat_player)
+
+
 def _play_game(container: Container, player_id: uuid.UUID) -> uuid.UUID:
     """The same game at every size: dealt from a fixed seed, random legal commands from a fixed
     generator, collected."""
@@ -234,20 +263,6 @@ def _measure(container: Container, clock: _Clock) -> Measured:
         ),
         Probe("the player", projections.PLAYER_SQL, {"player_id": regular}),
     ]
-
-    # Idle games and duels, made now, swept below.
-    idle = []
-    for _ in range(IDLE_GAMES):
-        owner = _player(container, 10**6)
-        dealt = container.games.start(_as(owner), owner, "vegas-draw1", STAKE)
-        idle.append(uuid.UUID(dealt.state.game_id))
-    seated = [_player(container, 10**6) for _ in range(2 * DUELS)]
-    for player_id in seated:
-        container.duels.join(_as(player_id), player_id, 500)
-    for row in container.duels.listed(status="full", limit=10 * DUELS):
-        for seat in container.duels.duel(row.duel_id).state.seats:
-            seat_player = uuid.UUID(seat.player_id)
-            container.duels.deal(_as(seat_player), row.duel_id, seat_player)
 
     # The daily report and the reconciliation of today.
     today = datetime.now(UTC).date()
@@ -323,33 +338,68 @@ def _measure(container: Container, clock: _Clock) -> Measured:
         Probe("add_checkpoint's bounds", ADD_CHECKPOINT_BOUNDS_SQL, {}),
     ]
 
-    # The idle sweep.
-    time.sleep(1.2)
-    started = time.perf_counter()
-    collected = collect_idle(container.games, container.unit_of_work, timedelta(seconds=1))
-    seconds = time.perf_counter() - started
-    if len(collected) != len(idle):
-        found.notes.append(f"idle sweep collected {len(collected)} of {len(idle)} games")
-    found.figures[f"idle sweep, per game ({IDLE_GAMES})"] = seconds / max(len(collected), 1) * 1e3
-    found.probes[f"idle sweep, per game ({IDLE_GAMES})"] = [
+    # The idle sweep and the duel sweep, each of SWEEPS batches (the median batch's figure).
+    idle_times: list[float] = []
+    duel_times: list[float] = []
+    idle: list[uuid.UUID] = []
+    swept: list[uuid.UUID] = []
+    for batch in range(SWEEPS):
+        idle = _idle_games(container)
+        time.sleep(1.2)
+        started = time.perf_counter()
+        collected = collect_idle(container.games, container.unit_of_work, timedelta(seconds=1))
+        idle_times.append((time.perf_counter() - started) / max(len(collected), 1) * 1e3)
+        if len(collected) != len(idle):
+            found.notes.append(f"idle sweep collected {len(collected)} of {len(idle)} games")
+
+        # Duels whose seats are dealt, then the clock past their five minutes.
+        clock.now = datetime.now(UTC) + timedelta(minutes=10 * batch)
+        _dealt_duels(container)
+        clock.now += timedelta(minutes=6)
+        started = time.perf_counter()
+        swept = container.duels.sweep(limit=10_000)
+        duel_times.append((time.perf_counter() - started) / max(len(swept), 1) * 1e3)
+        if len(swept) != DUELS:
+            found.notes.append(f"duel sweep settled {len(swept)} of {DUELS} duels")
+    idle_name = f"idle sweep, per game ({IDLE_GAMES})"
+    found.figures[idle_name] = statistics.median(idle_times)
+    idle_stream = game_stream(idle[0])
+    found.probes[idle_name] = [
         Probe(
             "idle games",
             projections.IDLE_GAMES_SQL,
             {"idle": timedelta(seconds=1), "limit": 500},
         ),
+        Probe("a collected game's snapshot", game_writes.SNAPSHOT_SQL, {"stream_id": idle_stream}),
+        Probe(
+            "a collected game's stream",
+            READ_STREAM_SQL,
+            {"stream_id": idle_stream, "after_version": 0, "to_version": None},
+        ),
+        Probe("a collected game's seed", seeds.SELECT_SQL, {"game_id": idle[0]}),
+        Probe("a collected game's postings", POSTINGS_SQL, {"stream": idle_stream}),
     ]
-
-    # The duel sweep, once every seat's time has run out.
-    clock.now = datetime.now(UTC) + timedelta(minutes=6)
-    started = time.perf_counter()
-    swept = container.duels.sweep(limit=10_000)
-    seconds = time.perf_counter() - started
-    if len(swept) != DUELS:
-        found.notes.append(f"duel sweep settled {len(swept)} of {DUELS} duels")
-    found.figures[f"duel sweep, per duel ({DUELS})"] = seconds / max(len(swept), 1) * 1e3
-    found.probes[f"duel sweep, per duel ({DUELS})"] = [
-        Probe("duels due", duels.DUE_SQL, {"now": clock.now, "limit": 10_000}),
-    ]
+    duel_name = f"duel sweep, per duel ({DUELS})"
+    found.figures[duel_name] = statistics.median(duel_times)
+    probes = [Probe("duels due", duels.DUE_SQL, {"now": clock.now, "limit": 10_000})]
+    if swept:
+        duel_id = swept[0]
+        seat_game = container.duels.duel(duel_id).state.seats[0].game_id
+        probes += [
+            Probe(
+                "a swept duel's stream",
+                READ_STREAM_SQL,
+                {"stream_id": duel_stream(duel_id), "after_version": 0, "to_version": None},
+            ),
+            Probe(
+                "a seat's game stream",
+                READ_STREAM_SQL,
+                {"stream_id": game_stream(str(seat_game)), "after_version": 0, "to_version": None},
+            ),
+            Probe("whether the duel is over", duels.DUEL_OVER_SQL, {"duel_id": str(duel_id)}),
+            Probe("the duel's postings", POSTINGS_SQL, {"stream": duel_stream(duel_id)}),
+        ]
+    found.probes[duel_name] = probes
     return found
 
 
@@ -368,9 +418,10 @@ def _variants() -> list[str]:
     return list(GAMES)
 
 
-def _explain(admin_url: str, probe: Probe) -> str:
+def _explain(admin_url: str, probe: Probe) -> tuple[str, float | None]:
     """The probe's EXPLAIN (ANALYZE, BUFFERS), in a transaction rolled back (a write changes
-    nothing); for a function, the plans of the statements it ran, if auto_explain loads."""
+    nothing), and its execution time; for a function, the plans of the statements it ran, if
+    auto_explain loads (the time: the call's)."""
     lines: list[str] = []
     with psycopg.connect(admin_url) as conn:
         cur = psycopg.ClientCursor(conn)
@@ -392,11 +443,15 @@ def _explain(admin_url: str, probe: Probe) -> str:
             except psycopg.Error as exc:
                 lines.append(f"(no nested plans: {exc})")
             conn.rollback()
-            return "\n".join(lines)
+            text = "\n".join(lines)
+            durations = re.findall(r"duration: ([0-9.]+) ms", text)
+            return text, float(durations[-1]) if durations else None
         cur.execute("EXPLAIN (ANALYZE, BUFFERS) " + probe.sql, probe.params)
         lines += [str(row[0]) for row in cur.fetchall()]
         conn.rollback()
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    found = re.search(r"Execution Time: ([0-9.]+) ms", text)
+    return text, float(found.group(1)) if found else None
 
 
 def _table(sizes: list[int], measured: dict[int, Measured]) -> Iterator[str]:
@@ -419,7 +474,6 @@ def _table(sizes: list[int], measured: dict[int, Measured]) -> Iterator[str]:
 
 def run() -> Iterator[str]:
     measured: dict[int, Measured] = {}
-    plans: list[str] = []
     admin = server_admin_url()
     with tempfile.TemporaryDirectory(prefix="vegas-bench-growth-") as tmp:
         for size in SIZES:
@@ -460,26 +514,42 @@ def run() -> Iterator[str]:
                     yield f"{size:,} events: measured in {time.perf_counter() - started:.0f} s"
                     for note in measured[size].notes:
                         yield f"{size:,} events: {note}"
-                    base = measured[SIZES[0]]
-                    if size != SIZES[0]:
-                        for name, value in measured[size].figures.items():
-                            ratio = value / base.figures[name] if base.figures[name] else 0
-                            if ratio <= MOVED:
-                                continue
-                            for probe in measured[size].probes.get(name, []):
-                                plan = _explain(found.admin_url, probe)
-                                plans.append(
-                                    f"{name} at {size:,} events ({ratio:.2f}x): {probe.label}\n"
-                                    + _indented(plan)
-                                )
+                    for name, probes in measured[size].probes.items():
+                        for probe in probes:
+                            measured[size].plans[name, probe.label] = _explain(
+                                found.admin_url, probe
+                            )
                 finally:
                     container.close()
     yield from _table(SIZES, measured)
+    plans = list(_moved(SIZES, measured))
     if plans:
         yield f"plans of the figures more than {MOVED}x the empty log's:"
         yield from plans
     else:
         yield f"no figure moved more than {MOVED}x the empty log's"
+
+
+def _moved(sizes: list[int], measured: dict[int, Measured]) -> Iterator[str]:
+    """For each figure more than MOVED times its value at the first size: the plans of its
+    main queries at the size it moved at, each after its execution time at both sizes."""
+    base = measured[sizes[0]]
+    for size in sizes[1:]:
+        for name, value in measured[size].figures.items():
+            ratio = value / base.figures[name] if base.figures[name] else math.inf
+            if ratio <= MOVED:
+                continue
+            for probe in measured[size].probes.get(name, []):
+                plan, took = measured[size].plans.get((name, probe.label), ("", None))
+                _, before = base.plans.get((name, probe.label), ("", None))
+                yield (
+                    f"{name} at {size:,} events ({ratio:.2f}x): {probe.label}: "
+                    f"{_ms(took)} here, {_ms(before)} at {sizes[0]:,} events\n" + _indented(plan)
+                )
+
+
+def _ms(value: float | None) -> str:
+    return "?" if value is None else f"{value:.3f} ms"
 
 
 def _indented(plan: str) -> str:
