@@ -1363,7 +1363,7 @@ def _plan(ctx: Context, events: int, first: int, last: int) -> list[Group]:
         group = Group([player], iter(()), games=len(games))
         group.writes = solo_player(ctx, player, registered, games)
         groups.append(group)
-    per_duel = 95  # about: two seats' games and the duel's own events
+    per_duel = 65  # about: two seats' games and the duel's own events
     for _ in range(tables):
         currency = _currency(rng)
         regulars = [Player(ctx.uuid(), currency) for _ in range(DUEL_REGULARS)]
