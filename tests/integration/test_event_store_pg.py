@@ -222,6 +222,8 @@ def test_lock_and_idle_timeouts_are_set_on_pooled_sessions(container: Container)
         lock = uow.conn.execute("SHOW lock_timeout").fetchone()
         idle = uow.conn.execute("SHOW idle_in_transaction_session_timeout").fetchone()
         role = uow.conn.execute("SELECT session_user, current_user").fetchone()
+        jit = uow.conn.execute("SHOW jit").fetchone()
+    assert jit == ("off",)  # short queries: compiling a plan cost more than running it
     assert lock is not None
     assert lock[0] == "5s"
     assert idle is not None
