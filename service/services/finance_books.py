@@ -111,7 +111,7 @@ def catch_up(uow: UnitOfWork) -> int:
         if len(rows) < BATCH:
             break
     for (day, currency, variant), totals in increments.items():
-        store.add_totals(day, currency, variant, {k: totals.get(k, 0) for k in _COUNTERS})
+        store.add_totals(day, currency, variant, {k: totals.get(k, 0) for k in COUNTERS})
     store.move_checkpoint(CHECKPOINT, max(position, head))
     uow.commit()
     return folded
@@ -154,7 +154,8 @@ _REPORTED = {
     "duel-refund": "refunds",
 }
 
-_COUNTERS = (
+#: The daily totals' counters, in their columns' order (the history loader writes them too).
+COUNTERS = (
     "games_started",
     "games_finished",
     "stakes",

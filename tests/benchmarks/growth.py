@@ -61,13 +61,12 @@ from service.core.dealing import CertificationDeal
 from service.core.streams import duel_stream, game_stream
 from service.runtime.config import Settings
 from service.services import finance_books as finance
-from service.services.checkpoints import load_keys
 from service.services.games import decode_records
 from service.services.idle import collect_idle
 from service.storage import advantage, checkpoints, duels, game_writes, projections, seeds
 from service.storage import finance as finance_sql
 from service.storage.audit_reads import POSTINGS_SQL
-from tests.benchmarks.history import load_history
+from tests.benchmarks.history import load_for
 from tests.dbtools import server_admin_url, split_database
 
 SIZES = [int(n) for n in os.environ.get("BENCH_GROWTH_EVENTS", "0,1000000").split(",") if n]
@@ -492,15 +491,10 @@ def run() -> Iterator[str]:
                 container.games.clock = clock
                 try:
                     if size:
-                        signer, _ = load_keys(settings)
-                        report = load_history(
+                        report = load_for(
+                            container,
                             found.admin_url,
                             size,
-                            vault=container.vault,
-                            signer=signer,
-                            paytables=settings.paytables,
-                            duel_paytables=settings.duel_paytables,
-                            big_win_threshold=settings.big_win_threshold,
                             progress=lambda line: print(f"  ({line})", flush=True),
                         )
                         yield f"history of {report.describe()}"

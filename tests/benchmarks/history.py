@@ -97,6 +97,7 @@ from events.catalog import (
 )
 from events.chain import GENESIS
 from events.json_text import canonical_json
+from service.bootstrap import Container
 from service.core import duel_decider as d
 from service.core import game_decider as g
 from service.core import ledger, scoring, shuffle, snapshots
@@ -106,7 +107,8 @@ from service.games import STANDALONE, game_named
 from service.games.klondike import KLONDIKE_DUEL
 from service.runtime import database as db
 from service.runtime.config import PROJECT_ROOT
-from service.services.checkpoints import embedded_signing_key
+from service.services.checkpoints import embedded_signing_key, load_keys
+from service.services.finance_books import COUNTERS
 from service.services.seed_vault import SeedVault, embedded_key
 from service.storage.duels import duel_rows
 from service.storage.projections import HISTORY_COLUMNS, history_fields
@@ -659,17 +661,8 @@ class Log:
                 "account_balances",
                 _line(account_id, account.kind, account.currency, self.balances[account_id]),
             )
-        counters = (
-            "games_started",
-            "games_finished",
-            "stakes",
-            "payouts",
-            "refunds",
-            "stakes_settled",
-            "certification_games",
-        )
         for (day, currency, variant), totals in sorted(self.totals.items()):
-            values = [totals.get(c, 0) for c in counters]
+            values = [totals.get(c, 0) for c in COUNTERS]
             self.sink.add("daily_totals", _line(day.isoformat(), currency, variant, *values))
         self.sink.add("projection_checkpoints", _line("daily-totals", self.position, _moment(at)))
 
@@ -1430,6 +1423,24 @@ def development_keys() -> tuple[SeedVault, Signer]:
     key_file = os.environ.get("ANCHOR_SIGNING_KEY_FILE")
     pem = Path(key_file).read_bytes() if key_file else embedded_signing_key(data_dir)
     return vault, Signer.from_pem(pem)
+
+
+def load_for(container: Container, url: str, events: int, **options: Any) -> Report:
+    """``load_history`` as ``container``'s service would have written it: its seed key, its
+    checkpoint key, its paytables and big-win threshold (a suite or a test that then measures
+    or checks that service)."""
+    settings = container.settings
+    signer, _ = load_keys(settings)
+    return load_history(
+        url,
+        events,
+        vault=container.vault,
+        signer=signer,
+        paytables=settings.paytables,
+        duel_paytables=settings.duel_paytables,
+        big_win_threshold=settings.big_win_threshold,
+        **options,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -16,10 +16,9 @@ from service.core.streams import game_stream
 from service.games import STANDALONE
 from service.services import finance_books as finance
 from service.services import history_audits as audit
-from service.services.checkpoints import load_keys
 from service.services.games import decode_records
 from service.services.rebuild import rebuild
-from tests.benchmarks.history import load_history
+from tests.benchmarks.history import load_for
 from tests.dbtools import ScratchDatabase
 
 EVENTS = 3_000
@@ -27,19 +26,7 @@ OPERATOR = RequestContext(Actor("test-operator", "operator"))
 
 
 def _load(container: Container, database: ScratchDatabase) -> None:
-    settings = container.settings
-    signer, _ = load_keys(settings)
-    report = load_history(
-        database.admin_url,
-        EVENTS,
-        vault=container.vault,
-        signer=signer,
-        paytables=settings.paytables,
-        duel_paytables=settings.duel_paytables,
-        big_win_threshold=settings.big_win_threshold,
-        templates_per_game=2,
-        seed=25,
-    )
+    report = load_for(container, database.admin_url, EVENTS, templates_per_game=2, seed=25)
     assert report.events >= EVENTS * 0.9
     assert report.duels >= 1
     assert report.checkpoints >= 2
