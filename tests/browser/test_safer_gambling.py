@@ -32,7 +32,7 @@ from tests.browser.test_console import (
 STAKE = 520  # the lobby's default stake (seed 000: GBP 5.20)
 
 
-def _open(browser: webdriver.Chrome, live: Live, page: str) -> None:
+def _open(browser: webdriver.Chrome, page: str) -> None:
     """Go to a page by its link in the navigation bar."""
     _click(browser, f"//nav//a[@href='#/{page}']")
 
@@ -81,7 +81,7 @@ def test_a_player_sets_a_loss_limit_and_a_deal_past_it_is_refused(
     http = live.http
     player_id, token = _player(live)
     _sign_in(browser, live, token)
-    _open(browser, live, "safer")
+    _open(browser, "safer")
     _set_limit(browser, "loss-day", "5.19")  # one penny short of a deal at the default stake
     assert _limit_shown(browser, "loss-day", "value") == _gbp(519)
     assert _limit_shown(browser, "loss-day", "remaining") == _gbp(519)
@@ -91,7 +91,7 @@ def test_a_player_sets_a_loss_limit_and_a_deal_past_it_is_refused(
     assert _limit_shown(browser, "loss-day", "pending").startswith(f"{_gbp(5_000)} from ")
     _snap(browser, "console-limits")
 
-    _open(browser, live, "table")
+    _open(browser, "table")
     _deal_from_the_lobby(browser)
     refused = _problem(browser)
     assert "loss-day limit allows 519 more" in refused
@@ -106,10 +106,10 @@ def test_a_reality_check_pauses_play_until_the_player_acknowledges_it(
     http = live.http
     player_id, token = _player(live)
     _sign_in(browser, live, token)
-    _open(browser, live, "safer")
+    _open(browser, "safer")
     _set_limit(browser, "reality-check", "1")
     assert _limit_shown(browser, "reality-check", "value") == "1 min"
-    _open(browser, live, "table")
+    _open(browser, "table")
     _deal_from_the_lobby(browser)
     _wait(browser, ec.presence_of_element_located((By.CSS_SELECTOR, "section[data-game]")))
     dialog = browser.find_element(By.ID, "reality-check")
@@ -140,7 +140,7 @@ def test_a_self_excluded_player_is_refused_a_deal(browser: webdriver.Chrome, liv
     http = live.http
     player_id, token = _player(live)
     _sign_in(browser, live, token)
-    _open(browser, live, "safer")
+    _open(browser, "safer")
     _wait(browser, ec.presence_of_element_located((By.ID, "self-exclusion")))
     browser.find_element(
         By.CSS_SELECTOR, "#self-exclusion-length option[value='six-months']"
@@ -167,7 +167,7 @@ def test_a_self_excluded_player_is_refused_a_deal(browser: webdriver.Chrome, liv
     state = _wait(browser, lambda b: b.find_element(By.ID, "exclusion-state"))
     assert state.get_attribute("data-kind") == "self-exclusion"
 
-    _open(browser, live, "table")
+    _open(browser, "table")
     _deal_from_the_lobby(browser)
     assert "the player is in a self-exclusion until" in _problem(browser)
     wallet = http.get(f"/v1/players/{player_id}/wallet", token).get_json()
@@ -206,7 +206,7 @@ def test_an_operator_switches_a_game_and_a_player_off_and_on(
     player_id, token = _player(live)
     try:
         _sign_in(browser, live, http.operator_key)
-        _open(browser, live, "controls")
+        _open(browser, "controls")
         _switch(browser, game, player_id, "a fault at the golf table", on=False)
         assert _switch_row(browser, game).get_attribute("data-enabled") == "false"
         listed = browser.find_element(By.CSS_SELECTOR, f"#switches tr[data-target='{game}']")
@@ -227,7 +227,7 @@ def test_an_operator_switches_a_game_and_a_player_off_and_on(
         browser.find_element(By.ID, "signout").click()
 
         _sign_in(browser, live, http.operator_key)  # and switches both back on
-        _open(browser, live, "controls")
+        _open(browser, "controls")
         _switch(browser, game, player_id, "fixed", on=True)
         assert _switch_row(browser, game).get_attribute("data-enabled") == "true"
         variants = http.get("/v1/variants").get_json()
