@@ -19,6 +19,9 @@ import requests
 #: (connect, read) timeouts of one attempt. The read timeout is above gunicorn's 30 s worker
 #: timeout, so a hung request shows up as a worker restart rather than a client guess.
 ATTEMPT_TIMEOUT = (3.0, 35.0)
+#: The header a load balancer in front of several hosts puts on its own error answers
+#: (tests/drill/hosts.py), so a host dying under a request is not taken for the service's 5xx.
+GATEWAY_ERROR = "X-Gateway-Error"
 #: The body argument meaning "send no body at all".
 NO_BODY: Any = object()
 
@@ -27,7 +30,8 @@ NO_BODY: Any = object()
 class Attempt:
     sent: float  # time.monotonic()
     done: float
-    #: ok (2xx), refused (4xx), unavailable (503), error (other 5xx), connection, timeout
+    #: ok (2xx), refused (4xx), unavailable (503), error (other 5xx), connection, timeout,
+    #: gateway (the load balancer's own error: no host could take or finish the request)
     outcome: str
     path: str
 
@@ -129,7 +133,7 @@ class Api:
             response: requests.Response | None = None
             try:
                 response = self.http.request(method, self.base + path, **kwargs)
-                outcome = _outcome(response.status_code)
+                outcome = outcome_of(response)
             except requests.Timeout:
                 outcome = "timeout"
             except requests.RequestException:
@@ -154,7 +158,10 @@ class Api:
             pause = min(pause * 2, 2.0)
 
 
-def _outcome(status: int) -> str:
+def outcome_of(response: requests.Response) -> str:
+    status = response.status_code
+    if GATEWAY_ERROR in response.headers:
+        return "gateway"  # the host died under the request, or none was up: not the service's
     if 200 <= status < 300:
         return "ok"
     if status in (429, 503):

@@ -8,7 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 #: The faults, in the order they are injected, and when (as a fraction of the load's time).
-FAULTS = {"api": 0.15, "worker": 0.3, "service": 0.5, "database": 0.7}
+#: ``host`` (the host drill's): kill -9 of a whole app host, later brought back.
+FAULTS = {"api": 0.15, "worker": 0.3, "host": 0.35, "service": 0.5, "database": 0.7}
+#: The faults of each kind of drill: the service as `make run` starts it, or several app hosts
+#: behind a load balancer (DRILL_HOSTS).
+ONE_SERVICE_FAULTS = ("api", "worker", "service", "database")
+HOSTS_FAULTS = ("host", "database")
 
 #: The ports the drill may use for the service (the team's convention for drills).
 PORTS = range(8780, 8790)
@@ -41,7 +46,13 @@ class DrillConfig:
     #: The folder under which the drill's data folder is made.
     tmp_root: Path = Path("/tmp")
     #: Which faults to inject (names in FAULTS).
-    faults: tuple[str, ...] = tuple(FAULTS)
+    faults: tuple[str, ...] = ONE_SERVICE_FAULTS
+    #: 0: the service as `make run` starts it; N: N app hosts (each gunicorn, a Celery worker
+    #: and beat) behind HAProxy, each host in a network namespace of its own, with PostgreSQL
+    #: and Redis on hosts of their own (tests/drill/hosts.py).
+    hosts: int = 0
+    #: How long a killed app host stays down before it is started again.
+    host_down: float = 20.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> DrillConfig:
@@ -52,10 +63,15 @@ class DrillConfig:
             return float(value) if value else default
 
         port = env.get("DRILL_PORT", "").strip()
-        faults = tuple(f.strip() for f in env.get("DRILL_FAULTS", ",".join(FAULTS)).split(","))
-        unknown = [f for f in faults if f and f not in FAULTS]
+        hosts = int(number("DRILL_HOSTS", cls.hosts))
+        known = HOSTS_FAULTS if hosts else ONE_SERVICE_FAULTS
+        faults = tuple(f.strip() for f in env.get("DRILL_FAULTS", ",".join(known)).split(","))
+        unknown = [f for f in faults if f and f not in known]
         if unknown:
-            raise ValueError(f"DRILL_FAULTS: unknown {unknown}; known: {', '.join(FAULTS)}")
+            raise ValueError(
+                f"DRILL_FAULTS: unknown {unknown} for this drill; known: {', '.join(known)}"
+                + (" (with DRILL_HOSTS)" if hosts else " (without DRILL_HOSTS)")
+            )
         return cls(
             clients=int(number("DRILL_CLIENTS", cls.clients)),
             seconds=number("DRILL_SECONDS", cls.seconds),
@@ -68,4 +84,6 @@ class DrillConfig:
             broker_url=env.get("DRILL_BROKER_URL") or None,
             keep=env.get("DRILL_KEEP", "").strip().lower() in ("1", "true", "yes"),
             faults=tuple(f for f in faults if f),
+            hosts=hosts,
+            host_down=number("DRILL_HOST_DOWN_SECONDS", cls.host_down),
         )

@@ -4,6 +4,7 @@ embedded server: the drill's data folder holds nothing but the drill's own run).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -67,6 +68,22 @@ SELECT a.audit_id::text, a.status, a.total,
  ORDER BY a.created_at
 """
 
+# The address of the session that holds a leadership role (service/storage/leadership.py: a
+# session advisory lock on hashtext(role), taken as a bigint key, whose low 32 bits pg_locks
+# shows as objid); no row while nobody leads.
+LEADER_SQL = """
+SELECT host(a.client_addr)
+  FROM pg_locks l
+  JOIN pg_stat_activity a ON a.pid = l.pid
+ WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+   AND l.objid = (hashtext(%(role)s)::bigint & 4294967295)::oid
+"""
+
+# Checkpoints of the log signed since a moment (beat's schedule taking effect).
+CHECKPOINTS_SINCE_SQL = """
+SELECT count(*) FROM log_checkpoints WHERE created_at >= %(since)s
+"""
+
 
 @dataclass(frozen=True)
 class AuditRow:
@@ -107,3 +124,16 @@ def read_books(url: str) -> Books:
             for a, status, total, checked, findings, seconds in conn.execute(AUDITS_SQL)
         ]
     return Books(sums, mismatches, open_games, audits)
+
+
+def leader(url: str, role: str) -> str | None:
+    """The address of the host whose process leads ``role`` now."""
+    with psycopg.connect(url, connect_timeout=5) as conn:
+        row = conn.execute(LEADER_SQL, {"role": role}).fetchone()
+    return None if row is None else str(row[0])
+
+
+def checkpoints_since(url: str, since: datetime) -> int:
+    with psycopg.connect(url, connect_timeout=5) as conn:
+        row = conn.execute(CHECKPOINTS_SINCE_SQL, {"since": since}).fetchone()
+    return int(row[0]) if row else 0

@@ -10,11 +10,15 @@ import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import psutil
 
+from service.worker.single_beat import ROLE as BEAT_ROLE
+from tests.drill import facts
 from tests.drill.client import Api, Timeline
 from tests.drill.config import DrillConfig
+from tests.drill.hosts import Cluster, DatabaseHost
 from tests.drill.service import EmbeddedDatabase, Service, port_is_free
 
 #: How long a supervisor may take to stop everything after one process died.
@@ -41,10 +45,13 @@ class FaultResult:
 
 
 class Faults:
+    """The faults of either drill: ``service`` is the one `make run` service, or ``cluster``
+    the app hosts behind their balancer (one of the two is given)."""
+
     def __init__(
         self,
-        service: Service,
-        database: EmbeddedDatabase,
+        service: Service | Cluster,
+        database: EmbeddedDatabase | DatabaseHost,
         timeline: Timeline,
         config: DrillConfig,
         *,
@@ -64,6 +71,16 @@ class Faults:
         self.started = time.monotonic()
         #: Audits started to keep the Celery worker busy: they too must finish.
         self.audits: list[str] = []
+
+    def _one_service(self) -> Service:
+        if not isinstance(self.service, Service):
+            raise ValueError("this fault is the one-service drill's (not with DRILL_HOSTS)")
+        return self.service
+
+    def _cluster(self) -> Cluster:
+        if not isinstance(self.service, Cluster):
+            raise ValueError("this fault is the host drill's (DRILL_HOSTS)")
+        return self.service
 
     def _result(self, name: str) -> FaultResult:
         return FaultResult(name, round(time.monotonic() - self.started, 1))
@@ -90,6 +107,8 @@ class Faults:
         when one process dies takes a moment to do it, hence the grace). If it did, the drill
         says so and starts it again, as systemd would, so that the drill goes on: that counts
         against the service."""
+        if not isinstance(self.service, Service):
+            return False  # app hosts are restarted by the host fault itself
         time.sleep(max(0.0, since + GRACE - time.monotonic()))
         if self.service.alive():
             return False
@@ -105,7 +124,7 @@ class Faults:
     def api_worker(self) -> FaultResult:
         """kill -9 of one gunicorn worker while requests are in flight."""
         result = self._result("kill -9 of an API worker")
-        workers = self.service.api_workers()
+        workers = self._one_service().api_workers()
         if not workers:
             result.notes.append("no gunicorn worker found")
             return result
@@ -126,7 +145,7 @@ class Faults:
         Meanwhile the API must go on serving."""
         result = self._result("kill -9 of the Celery worker mid-task")
         busy = self._busy_audit()
-        worker = self.service.celery_worker()
+        worker = self._one_service().celery_worker()
         if worker is None:
             result.notes.append("no Celery worker found")
             return result
@@ -194,16 +213,17 @@ class Faults:
         """kill -9 of the supervisor and all its children; then, as systemd would, a restart
         after a short pause. The clients keep retrying throughout."""
         result = self._result("kill -9 of the whole service")
-        pids = self.service.kill_all()
+        service = self._one_service()
+        pids = service.kill_all()
         killed = time.monotonic()
         result.detail = f"{len(pids)} processes; restarted after {self.config.restart_delay:g} s"
         self.log(f"{result.name}: {result.detail}")
         time.sleep(self.config.restart_delay)
-        if not port_is_free(self.service.port):
-            result.notes.append(f"port {self.service.port} still taken after the kill")
-        self.service.start()
+        if not port_is_free(service.port):
+            result.notes.append(f"port {service.port} still taken after the kill")
+        service.start()
         with contextlib.suppress(TimeoutError):
-            ready = self.service.wait_ready(self.config.recovery_deadline)
+            ready = service.wait_ready(self.config.recovery_deadline)
             result.notes.append(f"ready {ready:.1f} s after the restart")
         self._first_ok(result, killed)
         return result
@@ -241,6 +261,54 @@ class Faults:
         self._first_ok(result, back)
         if self._supervisor_check(result, back):
             self._first_ok(result, back)
+        return result
+
+    def app_host(self) -> FaultResult:
+        """kill -9 of a whole app host under load (its gunicorn, worker, beat and supervisor
+        together), the one whose beat leads when there are several; started again after
+        DRILL_HOST_DOWN_SECONDS. With one host the service is down meanwhile and the clients
+        wait; with two, the balancer takes the dead host out and the other carries the load,
+        and its beat takes the lead."""
+        result = self._result("kill -9 of a whole app host")
+        cluster = self._cluster()
+        url = cluster.database_url()
+        leader = facts.leader(url, BEAT_ROLE)
+        victim = next((a for a in cluster.apps if a.host.address == leader), cluster.apps[0])
+        pids = victim.kill()
+        killed = time.monotonic()
+        killed_at = datetime.now(UTC)
+        result.detail = (
+            f"{victim.name}: {len(pids)} processes; beat led by "
+            f"{cluster.host_named(leader)} before; back after {self.config.host_down:g} s"
+        )
+        self.log(f"{result.name}: {result.detail}")
+        new_leader, led_after = None, None
+        while time.monotonic() < killed + self.config.host_down:
+            if new_leader is None:
+                with contextlib.suppress(Exception):
+                    new_leader = facts.leader(url, BEAT_ROLE)
+                    led_after = time.monotonic() - killed if new_leader else None
+            time.sleep(POLL * 5)
+        down = self.timeline.failures(killed, time.monotonic())
+        served = [a for a in self.timeline.snapshot() if killed <= a.sent and a.outcome == "ok"]
+        result.notes.append(
+            f"while it was down: {len(served)} attempts answered, {len(down)} failed"
+        )
+        if led_after is not None:
+            result.notes.append(
+                f"beat led by {cluster.host_named(new_leader)} {led_after:.1f} s after the kill"
+            )
+        elif len(cluster.apps) > 1:
+            result.notes.append("no beat took the lead while the host was down")
+        victim.start()
+        with contextlib.suppress(TimeoutError, RuntimeError):
+            ready = victim.wait_ready(self.config.recovery_deadline)
+            result.notes.append(f"{victim.name} ready {ready:.1f} s after its restart")
+        self._first_ok(result, killed)
+        signed = facts.checkpoints_since(url, killed_at)
+        result.notes.append(f"checkpoints signed since the kill: {signed}")
+        if len(cluster.apps) > 1 and led_after is None:
+            result.recovered = None  # the schedule stopped with the leader's host
         return result
 
     def close(self) -> None:

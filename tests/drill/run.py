@@ -3,6 +3,7 @@ stopped on every way out (success, failure, Ctrl-C, SIGTERM)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import sys
@@ -22,6 +23,7 @@ from tests.drill import checks, facts
 from tests.drill.client import Api, Timeline
 from tests.drill.config import FAULTS, DrillConfig
 from tests.drill.faults import FaultResult, Faults
+from tests.drill.hosts import Cluster, DatabaseHost, missing_programs
 from tests.drill.load import Player, Shared, Stats
 from tests.drill.report import Figure, passed, render
 from tests.drill.service import EmbeddedDatabase, Service, free_port, port_is_free
@@ -39,7 +41,9 @@ class Drill:
         self.data_dir = Path(tempfile.mkdtemp(prefix="drill-", dir=config.tmp_root))
         self.port = config.port or free_port()
         self.service = Service(self.data_dir, self.port, config.broker_url)
-        self.database = EmbeddedDatabase(self.data_dir)
+        self.database: EmbeddedDatabase | DatabaseHost = EmbeddedDatabase(self.data_dir)
+        #: The host drill's app hosts and the rest (DRILL_HOSTS), instead of `make run`.
+        self.cluster = Cluster(self.data_dir, config.hosts) if config.hosts else None
         self.timeline = Timeline()
         self.acks = checks.Acks()
         self.stats = Stats()
@@ -55,16 +59,31 @@ class Drill:
 
     # --- the phases -----------------------------------------------------------------------
 
-    def run(self) -> bool:
+    @property
+    def target(self) -> Service | Cluster:
+        """What the clients talk to: the service, or the balancer in front of the hosts."""
+        return self.cluster or self.service
+
+    def _start(self) -> None:
+        if self.cluster is not None:
+            self.log(f"data folder {self.data_dir}; {self.config.hosts} app hosts behind HAProxy")
+            self.cluster.start(self.log)
+            assert self.cluster.database is not None
+            self.database = self.cluster.database
+            self.log(f"balancer at {self.cluster.base}")
+            return
         self.log(f"data folder {self.data_dir}, port {self.port}; starting `make run`")
         self.service.start()
         took = self.service.wait_ready(FIRST_START_TIMEOUT)
         self.log(f"service ready in {took:.1f} s")
+
+    def run(self) -> bool:
+        self._start()
         keys = {
-            role: self.service.create_key(role, f"drill-{role}-{self.run_id}")
+            role: self.target.create_key(role, f"drill-{role}-{self.run_id}")
             for role in ("operator", "auditor", "finance")
         }
-        api = Api(self.service.base, Timeline(), self.config.request_deadline)
+        api = Api(self.target.base, Timeline(), self.config.request_deadline)
         try:
             faults = self._load(api, keys["operator"], keys["auditor"])
             unsettled = self._settle()
@@ -81,26 +100,38 @@ class Drill:
             api.close()
             for player in self.players:
                 player.close()
+        figures = self._figures(found, books, mismatches, recon_errors, unsettled, final.ok)
+        figures += self._stop()
+        print()
+        print(render(figures, self.faults), flush=True)
+        return passed(figures, self.faults)
+
+    def _stop(self) -> list[Figure]:
+        """Stop what was started; figures of what was left behind."""
+        if self.cluster is not None:
+            self.log("checks read; stopping every app host (SIGTERM, as systemd would)")
+            tasks = ", ".join(f"{a.name} {a.tasks_run()}" for a in self.cluster.apps)
+            left = self.cluster.stop()
+            return [
+                Figure("background tasks run, per host", tasks),
+                Figure("app host processes left after SIGTERM", len(left), True, "; ".join(left)),
+            ]
         self.log("checks read; stopping the service (Ctrl-C to `make run`)")
         left = self.service.stop()
         db_left = self.database.stop_if_running()
-        figures = self._figures(found, books, mismatches, recon_errors, unsettled, final.ok)
-        figures += [
+        return [
             Figure("service processes left after Ctrl-C", len(left), True, "; ".join(left)[:200]),
             Figure("embedded PostgreSQL left running (stopped by the drill)", _yes(db_left)),
             Figure(
                 f"port {self.port} still taken at the end", int(not port_is_free(self.port)), True
             ),
         ]
-        print()
-        print(render(figures, self.faults), flush=True)
-        return passed(figures, self.faults)
 
     def _load(self, api: Api, operator: str, auditor: str) -> Faults:
         """The clients' load, with the faults injected on schedule; the faults' record."""
         config = self.config
         shared = Shared(
-            self.service.base,
+            self.target.base,
             operator,
             self.run_id,
             self._stakes(api, operator),
@@ -115,7 +146,7 @@ class Drill:
             player.start()
         self.log(f"{config.clients} clients for {config.seconds:g} s; faults: {config.faults}")
         faults = Faults(
-            self.service,
+            self.target,
             self.database,
             self.timeline,
             config,
@@ -128,6 +159,7 @@ class Drill:
             "worker": faults.celery_worker,
             "service": faults.whole_service,
             "database": faults.database,
+            "host": faults.app_host,
         }
         for name in config.faults:
             self._sleep_until(faults.started + FAULTS[name] * config.seconds)
@@ -223,6 +255,11 @@ class Drill:
                 ),
             ),
             Figure(
+                "acknowledged requests a second",
+                round(stats.acknowledged / self.config.seconds),
+                detail=f"over the {self.config.seconds:g} s of load, faults included",
+            ),
+            Figure(
                 "requests retried",
                 stats.retried,
                 detail=f"{stats.extra_attempts} attempts more; {stats.replayed} answered as "
@@ -299,6 +336,15 @@ class Drill:
     def cleanup(self, succeeded: bool) -> None:
         """Stop whatever is still running; keep the data folder unless the drill passed."""
         self.stop_load.set()
+        if self.cluster is not None:
+            left = self.cluster.stop() + self.cluster.destroy()
+            if left:
+                print(f"killed processes left on the hosts: {left}", file=sys.stderr)
+            if succeeded and not self.config.keep:
+                shutil.rmtree(self.data_dir, ignore_errors=True)
+            else:
+                print(f"kept {self.data_dir} (host logs: {self.cluster.log_path})", flush=True)
+            return
         left = self.service.stop()
         if left:
             print(f"killed processes left by the service: {left}", file=sys.stderr)
@@ -337,6 +383,14 @@ def _interrupt(signum: int, frame: FrameType | None) -> Any:
 
 def main() -> int:
     config = DrillConfig.from_env()
+    if config.hosts:
+        if os.geteuid() != 0:
+            print("the host drill (DRILL_HOSTS) makes network namespaces: run it as root")
+            return 2
+        missing = missing_programs()
+        if missing:
+            print(f"the host drill needs Debian's {', '.join(missing)}: apt-get install them")
+            return 2
     signal.signal(signal.SIGTERM, _interrupt)
     drill = Drill(config)
     succeeded = False

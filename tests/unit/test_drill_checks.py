@@ -4,6 +4,7 @@ times and pass/fail, on hand-made acknowledgements and database facts."""
 from __future__ import annotations
 
 import pytest
+import requests
 
 from tests.drill.checks import (
     Acks,
@@ -18,7 +19,7 @@ from tests.drill.checks import (
     duplicated,
     lost,
 )
-from tests.drill.client import Attempt, Timeline
+from tests.drill.client import GATEWAY_ERROR, Attempt, Timeline, outcome_of
 from tests.drill.config import DrillConfig
 from tests.drill.faults import FaultResult
 from tests.drill.report import Figure, passed, render
@@ -175,3 +176,34 @@ def test_drill_settings_come_from_the_environment() -> None:
     assert DrillConfig.from_env({}).faults == ("api", "worker", "service", "database")
     with pytest.raises(ValueError, match="unknown"):
         DrillConfig.from_env({"DRILL_FAULTS": "api,meteor"})
+
+
+def test_the_host_drill_kills_hosts_and_the_database_and_nothing_of_one_service() -> None:
+    hosts = DrillConfig.from_env({"DRILL_HOSTS": "2", "DRILL_HOST_DOWN_SECONDS": "5"})
+    assert (hosts.hosts, hosts.host_down, hosts.faults) == (2, 5.0, ("host", "database"))
+    assert DrillConfig.from_env({}).hosts == 0
+    with pytest.raises(ValueError, match="unknown"):
+        DrillConfig.from_env({"DRILL_HOSTS": "2", "DRILL_FAULTS": "host,api"})
+    with pytest.raises(ValueError, match="unknown"):
+        DrillConfig.from_env({"DRILL_FAULTS": "host"})
+
+
+def _response(status: int, headers: dict[str, str] | None = None) -> requests.Response:
+    response = requests.Response()
+    response.status_code = status
+    response.headers.update(headers or {})
+    return response
+
+
+def test_the_balancer_s_own_errors_are_failed_attempts_not_bugs() -> None:
+    assert outcome_of(_response(502, {GATEWAY_ERROR: "502"})) == "gateway"
+    assert outcome_of(_response(503, {GATEWAY_ERROR: "503"})) == "gateway"
+    # The service's own answers: a 502 without the balancer's mark is a bug like any 500.
+    assert outcome_of(_response(502)) == "error"
+    assert outcome_of(_response(500)) == "error"
+    assert outcome_of(_response(503)) == "unavailable"
+    assert outcome_of(_response(200)) == "ok"
+    assert outcome_of(_response(422)) == "refused"
+    timeline = Timeline()
+    timeline.add(Attempt(1.0, 1.5, "gateway", "/v1/x"))
+    assert [a.outcome for a in timeline.failures(0.0, 2.0)] == ["gateway"]
