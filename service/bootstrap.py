@@ -23,6 +23,7 @@ from service.services.games import Games
 from service.services.players import Players
 from service.services.safer_gambling import SaferGambling
 from service.services.seed_vault import SeedVault, embedded_key
+from service.services.staff_reads import StaffReads
 from service.services.unit_of_work import UnitOfWork
 from service.worker.config import make_celery
 
@@ -32,6 +33,8 @@ class Container:
     settings: Settings
     database_url: str
     pool: ConnectionPool
+    #: The streaming replica's pool (REPLICA_DATABASE_URL), for staff's reads; None without.
+    replica_pool: ConnectionPool | None
     vault: SeedVault
     players: Players
     games: Games
@@ -53,6 +56,8 @@ class Container:
 
     def close(self) -> None:
         self.pool.close()
+        if self.replica_pool is not None:
+            self.replica_pool.close()
 
 
 def build(settings: Settings | None = None, *, migrate: bool = True) -> Container:
@@ -69,12 +74,24 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
     def unit_of_work() -> UnitOfWork:
         return UnitOfWork(pool)
 
+    # Staff's read-only work reads a streaming replica when one is configured and caught up.
+    replica_pool = (
+        db.create_pool(settings.replica_database_url, settings, name="vegas-replica", wait=False)
+        if settings.replica_database_url
+        else None
+    )
+    reads = StaffReads(
+        unit_of_work,
+        (lambda: UnitOfWork(replica_pool)) if replica_pool is not None else None,
+        max_wait_s=settings.replica_max_wait_ms / 1000,
+    )
+
     celery = make_celery(settings)
 
     def send_task(name: str, *args: Any) -> AsyncResult:
         return celery.send_task(name, args=args, queue=settings.celery_queue)
 
-    anchors = Anchors(unit_of_work, signer, anchor_keys)
+    anchors = Anchors(unit_of_work, signer, anchor_keys, reads)
     safer = SaferGambling(unit_of_work, settings.paytables, clock=system_clock)
     games = Games(
         unit_of_work,
@@ -89,6 +106,7 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
         settings=settings,
         database_url=url,
         pool=pool,
+        replica_pool=replica_pool,
         vault=vault,
         players=Players(unit_of_work, dict(settings.paytables), safer),
         games=games,
@@ -104,8 +122,8 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
             clock=system_clock,
         ),
         access=Access(unit_of_work, session_idle=settings.session_idle),
-        audits=Audits(unit_of_work, settings.paytables, send_task),
-        reports=Reports(unit_of_work, settings.paytables),
+        audits=Audits(unit_of_work, settings.paytables, send_task, reads),
+        reports=Reports(unit_of_work, settings.paytables, reads),
         anchors=anchors,
         safer=safer,
         controls=Controls(unit_of_work),

@@ -62,6 +62,12 @@ class Settings:
     reconnect_max_delay_s: float = 2.0
     #: How long a connect attempt may take before it counts as failed.
     connect_timeout_s: int = 3
+    #: A streaming replica of the database, as the service logs in to it, for staff's
+    #: read-only work (service/services/staff_reads.py). None: everything reads the primary.
+    replica_database_url: str | None = None
+    #: How long a staff read waits for the replica to replay what the primary had committed
+    #: when the read began, before it reads the primary instead.
+    replica_max_wait_ms: int = 500
     lock_timeout_ms: int = 5_000
     idle_in_transaction_timeout_ms: int = 30_000
     statement_timeout_ms: int = 30_000
@@ -161,6 +167,8 @@ class Settings:
                 lock_timeout_ms=int(env.get("DB_LOCK_TIMEOUT_MS", "5000")),
                 idle_in_transaction_timeout_ms=int(env.get("DB_IDLE_TX_TIMEOUT_MS", "30000")),
                 statement_timeout_ms=int(env.get("DB_STATEMENT_TIMEOUT_MS", "30000")),
+                replica_database_url=env.get("REPLICA_DATABASE_URL") or None,
+                replica_max_wait_ms=int(env.get("REPLICA_MAX_WAIT_MS", "500")),
                 seed_keys=tuple(k for k in env.get("SEED_ENCRYPTION_KEYS", "").split(",") if k),
                 anchor_key_file=_path(env.get("ANCHOR_SIGNING_KEY_FILE")),
                 anchor_retired_keys_file=_path(env.get("ANCHOR_RETIRED_PUBLIC_KEYS_FILE")),

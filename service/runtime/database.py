@@ -405,13 +405,20 @@ def _checked_before_opening(url: str, kwargs: dict[str, Any], settings: Settings
     return True
 
 
-def create_pool(url: str, settings: Settings, *, name: str = "vegas") -> ConnectionPool:
+def create_pool(
+    url: str, settings: Settings, *, name: str = "vegas", wait: bool = True
+) -> ConnectionPool:
     """An open psycopg pool whose sessions run as the service's restricted role; ConfigError in
-    production if the login could rewrite history (check_login)."""
+    production if the login could rewrite history (check_login). ``wait=False``: the pool opens
+    without waiting for its first connection, and a request waits for one at most a second (a
+    replica the service can do without: a read passes it over for the primary at once)."""
     role = settings.db_role
 
     def configure(conn: psycopg.Connection[Any]) -> None:
         set_json_loads(json_text.loads, conn)  # stored JSON read by orjson, as json.loads reads it
+        if not wait:
+            # Not checked before opening if the server was not there yet: each connection is.
+            check_login(conn, settings)
         if role:
             conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
         conn.commit()
@@ -428,13 +435,13 @@ def create_pool(url: str, settings: Settings, *, name: str = "vegas") -> Connect
         max_size=settings.pool_max_size,
         kwargs=kwargs,
         configure=configure,
-        timeout=settings.pool_timeout_s,
+        timeout=settings.pool_timeout_s if wait else min(settings.pool_timeout_s, 1.0),
         name=name,
         open=False,
     )
     pool.max_reconnect_delay = settings.reconnect_max_delay_s
-    pool.open(wait=True, timeout=30)
-    if not checked:
+    pool.open(wait=wait, timeout=30)
+    if not checked and wait:
         try:
             with pool.connection() as conn:
                 check_login(conn, settings)

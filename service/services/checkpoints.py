@@ -48,6 +48,7 @@ from service.core.log_verification import (
 from service.errors import LogEmpty, NotFound
 from service.runtime.config import Settings
 from service.runtime.key_files import generated_once
+from service.services.staff_reads import StaffReads
 from service.services.unit_of_work import UnitOfWork
 
 log = logging.getLogger(__name__)
@@ -95,8 +96,11 @@ class Anchors:
         unit_of_work: Callable[[], UnitOfWork],
         signer: Signer,
         public_keys: Mapping[str, Ed25519PublicKey],
+        reads: StaffReads | None = None,
     ) -> None:
         self._uow = unit_of_work
+        #: Auditors' reads: the replica when there is one (service/services/staff_reads.py).
+        self._reads = reads or StaffReads(unit_of_work)
         self._signer = signer
         self._public_keys = dict(public_keys)
 
@@ -208,11 +212,11 @@ class Anchors:
         return None, reached
 
     def page(self, *, before: int | None, limit: int) -> list[StoredCheckpoint]:
-        with self._uow() as uow:
+        with self._reads() as uow:
             return uow.checkpoints.page(before=before, limit=limit)
 
     def get(self, seq: int) -> StoredCheckpoint:
-        with self._uow() as uow:
+        with self._reads() as uow:
             found = uow.checkpoints.get(seq)
         if found is None:
             raise NotFound("checkpoint", seq)
@@ -252,7 +256,7 @@ class Anchors:
             )
         findings: list[Finding] = []
         where = f"checkpoint {checkpoint.seq}"
-        with self._uow() as uow:
+        with self._reads() as uow:
             log_hash, events = START[1], 0
             heads: dict[str, tuple[int, str]] = {}
             for entry in uow.checkpoints.entries(0, checkpoint.position):

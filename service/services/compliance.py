@@ -16,6 +16,7 @@ from service.core.streams import game_stream
 from service.errors import GameNotFinished, InvalidArgument, NotFound
 from service.services import history_audits as audit
 from service.services.games import seal_seat_from_staff
+from service.services.staff_reads import StaffReads
 from service.services.unit_of_work import UnitOfWork
 from service.storage.significant import SignificantEvent
 
@@ -30,17 +31,21 @@ class Audits:
         unit_of_work: Callable[[], UnitOfWork],
         paytables: Mapping[str, Paytable],
         send_task: SendTask,
+        reads: StaffReads | None = None,
     ) -> None:
         self._uow = unit_of_work
         self._paytables = paytables
         self._send_task = send_task
+        #: Staff's reads: the replica when there is one (service/services/staff_reads.py).
+        self._reads = reads or StaffReads(unit_of_work)
 
     def replay(self, game_id: uuid.UUID, actor: Actor, *, to_version: int | None = None) -> Replay:
         """The replay of a game as ``actor`` may see it: auditors any game, in progress too;
         a player only their own finished games, masked as in play."""
         stream = game_stream(game_id)
         masked = actor.role != "auditor"
-        with self._uow() as uow:
+        # A player's own replay reads the primary, as every player's request does.
+        with (self._uow if masked else self._reads)() as uow:
             records = uow.events.read_stream(stream)
             postings = audit.stream_postings(uow, stream)
             if records and not masked:
@@ -69,7 +74,7 @@ class Audits:
         return self.audit(audit_id)
 
     def audit(self, audit_id: uuid.UUID, *, findings_limit: int = 1000) -> audit.AuditStatus:
-        with self._uow() as uow:
+        with self._reads() as uow:
             found = audit.status(uow, audit_id, findings_limit=findings_limit)
         if found is None:
             raise NotFound("audit", audit_id)
@@ -78,5 +83,5 @@ class Audits:
     def significant_events(
         self, *, kind: str | None = None, before: int | None = None, limit: int = 50
     ) -> list[SignificantEvent]:
-        with self._uow() as uow:
+        with self._reads() as uow:
             return uow.significant.page(kind=kind, before=before, limit=limit)

@@ -15,6 +15,7 @@ from service.errors import InvalidArgument
 from service.rtp.published import publications
 from service.services import finance_books as finance
 from service.services import finance_charts
+from service.services.staff_reads import StaffReads
 from service.services.unit_of_work import UnitOfWork
 
 #: The longest report one request may ask for, in days.
@@ -30,9 +31,15 @@ class Reconciliation:
 
 class Reports:
     def __init__(
-        self, unit_of_work: Callable[[], UnitOfWork], paytables: Mapping[str, Paytable]
+        self,
+        unit_of_work: Callable[[], UnitOfWork],
+        paytables: Mapping[str, Paytable],
+        reads: StaffReads | None = None,
     ) -> None:
         self._uow = unit_of_work
+        #: Finance's reads: the replica when there is one (service/services/staff_reads.py),
+        #: which then holds the projection's catch-up too (it was committed first).
+        self._reads = reads or StaffReads(unit_of_work)
         # The real currencies, and the sandbox's, reported on its own and labelled as such.
         self._currencies = {table.currency for table in paytables.values()} | {ledger.SANDBOX}
 
@@ -50,7 +57,7 @@ class Reports:
             raise InvalidArgument("to", f"ask for at most {MAX_REPORT_DAYS} days at a time")
         with self._uow() as uow:
             finance.catch_up(uow)
-        with self._uow() as uow:
+        with self._reads() as uow:
             return finance.daily_report(uow, start, end, currency)
 
     def chart(
@@ -70,7 +77,7 @@ class Reports:
 
     def reconciliation(self, day: date) -> Reconciliation:
         """The stored (nightly) reconciliation of ``day`` if there is one, else computed now."""
-        with self._uow() as uow:
+        with self._reads() as uow:
             stored = finance.stored_reconciliation(uow, day)
             if stored is not None:
                 computed_at, result = stored

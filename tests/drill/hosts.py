@@ -26,7 +26,6 @@ import signal
 import subprocess
 import time
 import uuid
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,15 +40,8 @@ from events.anchor import new_private_pem
 from service.runtime.config import PROJECT_ROOT
 from service.runtime.database import migrate, provision
 from tests.drill.service import BIN, FOREIGN
+from tests.postgres_servers import PG_BIN, init_cluster, pg, shared_folder, system_user
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
-    import pgserver
-    from pgserver.utils import ensure_user_exists
-
-PG_BIN = Path(pgserver.__file__).parent / "pginstall" / "bin"
-#: PostgreSQL refuses to run as root: the system user pgserver itself runs it as.
-PG_USER = "pgserver"
 DATABASE = "vegas"
 OWNER, SERVICE = "vegas_owner", "vegas_service"
 APP_PORT, LB_PORT, PG_PORT, REDIS_PORT = 8000, 8080, 5432, 6379
@@ -70,6 +62,15 @@ def missing_programs() -> list[str]:
 
 def _run(args: list[str], **options: object) -> None:
     subprocess.run(args, check=True, capture_output=True, timeout=60, **options)  # type: ignore[call-overload]
+
+
+def _as_postgres_user() -> list[str]:
+    """The command prefix that runs a program as PostgreSQL's user (setpriv execs it, so
+    signals reach PostgreSQL itself)."""
+    user = system_user()
+    if user is None:
+        return []
+    return ["setpriv", f"--reuid={user}", f"--regid={user}", "--init-groups"]
 
 
 @dataclass
@@ -185,27 +186,17 @@ class DatabaseHost:
         return self.admin_url(DATABASE)
 
     def create(self) -> None:
-        ensure_user_exists(PG_USER)
-        # The PostgreSQL user must reach its data folder through the drill's.
+        # PostgreSQL's user must reach its data folder through the drill's.
         for folder in (self.host.data_dir.parent.parent, self.host.data_dir.parent):
             folder.chmod(0o755)
-        self.host.data_dir.chmod(0o777)
-        _run(
-            [str(PG_BIN / "initdb"), "-D", str(self.pgdata), "-U", "postgres", "--auth=trust",
-             "-E", "UTF8", "--no-sync"],
-            user=PG_USER,
-        )  # fmt: skip
-        with (self.pgdata / "pg_hba.conf").open("a") as hba:
-            # The drill's own network only, trusted as the development servers are.
-            hba.write(f"host all all {self.subnet_cidr} trust\n")
-            hba.write(f"host replication all {self.subnet_cidr} trust\n")
+        shared_folder(self.host.data_dir)
+        init_cluster(self.pgdata, self.subnet_cidr)  # the drill's own network only
 
     def start(self) -> None:
         if self._log is None:
             self._log = self.log_path.open("ab")
         self.process = self.host.spawn(
-            ["setpriv", f"--reuid={PG_USER}", f"--regid={PG_USER}", "--init-groups",
-             str(PG_BIN / "postgres"), "-D", str(self.pgdata),
+            [*_as_postgres_user(), str(PG_BIN / "postgres"), "-D", str(self.pgdata),
              "-c", f"listen_addresses={self.host.address}", "-c", f"port={PG_PORT}",
              "-c", f"unix_socket_directories={self.pgdata}", "-c", "max_connections=300",
              "-c", "fsync=on", "-c", "synchronous_commit=on"],
@@ -227,8 +218,7 @@ class DatabaseHost:
     def stop(self) -> None:
         """A fast shutdown: every session cut, open transactions rolled back."""
         if self.process is not None and self.process.poll() is None:
-            _run([str(PG_BIN / "pg_ctl"), "-D", str(self.pgdata), "-m", "fast", "-w", "stop"],
-                 user=PG_USER)  # fmt: skip
+            pg("pg_ctl", "-D", str(self.pgdata), "-m", "fast", "-w", "stop")
             self.process.wait(timeout=60)
 
     def stop_if_running(self) -> bool:

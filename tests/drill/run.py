@@ -51,6 +51,7 @@ class Drill:
         self.players: list[Player] = []
         self.faults: list[FaultResult] = []
         self.began = time.monotonic()
+        self.load_started = self.began
         self.first_day = datetime.now(UTC).date()
         self.run_id = uuid.uuid4().hex[:8]
 
@@ -161,6 +162,7 @@ class Drill:
             "database": faults.database,
             "host": faults.app_host,
         }
+        self.load_started = faults.started
         for name in config.faults:
             self._sleep_until(faults.started + FAULTS[name] * config.seconds)
             result = plan[name]()
@@ -230,6 +232,17 @@ class Drill:
             day += timedelta(days=1)
         return mismatches, errors
 
+    def _steady_rate(self) -> float:
+        """Successful attempts a second from the start of the load to the first fault."""
+        first = min((FAULTS[name] for name in self.config.faults), default=1.0)
+        end = self.load_started + first * self.config.seconds
+        answered = [
+            a
+            for a in self.timeline.snapshot()
+            if self.load_started <= a.sent < end and a.outcome == "ok"
+        ]
+        return len(answered) / max(end - self.load_started, 1e-9)
+
     def _figures(
         self,
         found: checks.Facts,
@@ -257,7 +270,8 @@ class Drill:
             Figure(
                 "acknowledged requests a second",
                 round(stats.acknowledged / self.config.seconds),
-                detail=f"over the {self.config.seconds:g} s of load, faults included",
+                detail=f"over the {self.config.seconds:g} s of load, faults included; "
+                f"{self._steady_rate():.0f} answers a second before the first fault",
             ),
             Figure(
                 "requests retried",
