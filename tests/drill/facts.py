@@ -84,6 +84,12 @@ CHECKPOINTS_SINCE_SQL = """
 SELECT count(*) FROM log_checkpoints WHERE created_at >= %(since)s
 """
 
+# Transactions a database has run since its server started (on a replica: the reads sent to
+# it).
+TRANSACTIONS_SQL = """
+SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()
+"""
+
 
 @dataclass(frozen=True)
 class AuditRow:
@@ -136,4 +142,10 @@ def leader(url: str, role: str) -> str | None:
 def checkpoints_since(url: str, since: datetime) -> int:
     with psycopg.connect(url, connect_timeout=5) as conn:
         row = conn.execute(CHECKPOINTS_SINCE_SQL, {"since": since}).fetchone()
+    return int(row[0]) if row else 0
+
+
+def transactions(url: str) -> int:
+    with psycopg.connect(url, connect_timeout=5) as conn:
+        row = conn.execute(TRANSACTIONS_SQL).fetchone()
     return int(row[0]) if row else 0

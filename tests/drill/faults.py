@@ -291,8 +291,14 @@ class Faults:
             time.sleep(POLL * 5)
         down = self.timeline.failures(killed, time.monotonic())
         served = [a for a in self.timeline.snapshot() if killed <= a.sent and a.outcome == "ok"]
+        cut = [
+            a
+            for a in self.timeline.snapshot()
+            if a.sent < killed <= a.done and a.outcome not in ("ok", "refused")
+        ]
         result.notes.append(
-            f"while it was down: {len(served)} attempts answered, {len(down)} failed"
+            f"in flight at the kill: {len(cut)} attempts failed (and were sent again); while it "
+            f"was down: {len(served)} attempts answered, {len(down)} failed"
         )
         if led_after is not None:
             result.notes.append(

@@ -5,6 +5,8 @@ that everything between them crosses a network as it would between machines.
 - ``db``: PostgreSQL (pgserver's binaries, a cluster of the drill's own), listening on its
   address only; the service's two logins set up as the README's Database roles say, and the
   migrations run once, before any app host starts, as a deployment would;
+- ``replica``: a streaming replica of it (pg_basebackup over the network), which the app
+  hosts' staff reads use (REPLICA_DATABASE_URL; service/services/staff_reads.py);
 - ``broker``: Redis (the machine's redis-server), nothing kept on disk;
 - ``app1`` .. ``appN``: each runs the service as `make run` does (supervisord: gunicorn, a Celery
   worker and beat) in production mode, with the deployment's shared settings (database,
@@ -38,7 +40,7 @@ from cryptography.fernet import Fernet
 
 from events.anchor import new_private_pem
 from service.runtime.config import PROJECT_ROOT
-from service.runtime.database import migrate, provision
+from service.runtime.database import migrate, provision, with_user
 from tests.drill.service import BIN, FOREIGN
 from tests.postgres_servers import PG_BIN, init_cluster, pg, shared_folder, system_user
 
@@ -192,13 +194,20 @@ class DatabaseHost:
         shared_folder(self.host.data_dir)
         init_cluster(self.pgdata, self.subnet_cidr)  # the drill's own network only
 
+    def clone(self, primary: DatabaseHost) -> None:
+        """This host as a streaming replica of ``primary`` (a base backup over the network,
+        which writes the standby's connection to the primary)."""
+        shared_folder(self.host.data_dir)
+        pg("pg_basebackup", "-d", primary.admin_url(), "-D", str(self.pgdata), "-R",
+           "-X", "stream", "-c", "fast")  # fmt: skip
+
     def start(self) -> None:
         if self._log is None:
             self._log = self.log_path.open("ab")
         self.process = self.host.spawn(
             [*_as_postgres_user(), str(PG_BIN / "postgres"), "-D", str(self.pgdata),
              "-c", f"listen_addresses={self.host.address}", "-c", f"port={PG_PORT}",
-             "-c", f"unix_socket_directories={self.pgdata}", "-c", "max_connections=300",
+             "-c", "unix_socket_directories=", "-c", "max_connections=300",
              "-c", "fsync=on", "-c", "synchronous_commit=on"],
             self._log,
         )  # fmt: skip
@@ -239,6 +248,8 @@ class Deployment:
     """What every app host is given: the same database, broker, queue and keys."""
 
     database_url: str
+    #: The streaming replica, for staff's reads (REPLICA_DATABASE_URL).
+    replica_url: str
     broker_url: str
     seed_key: str
     signing_key_file: Path
@@ -248,6 +259,7 @@ class Deployment:
         return env | {
             "APP_ENV": "production",
             "DATABASE_URL": self.database_url,
+            "REPLICA_DATABASE_URL": self.replica_url,
             "CELERY_BROKER_URL": self.broker_url,
             "SEED_ENCRYPTION_KEYS": self.seed_key,
             "ANCHOR_SIGNING_KEY_FILE": str(self.signing_key_file),
@@ -415,6 +427,7 @@ class Cluster:
         self.network = Network(data_dir / "hosts")
         self.app_count = app_hosts
         self.database: DatabaseHost | None = None
+        self.replica: DatabaseHost | None = None
         self.broker: subprocess.Popen[bytes] | None = None
         self.apps: list[AppHost] = []
         self.balancer: Balancer | None = None
@@ -441,6 +454,11 @@ class Cluster:
         urls = provision(db.admin_url(), DATABASE, owner=OWNER, service=SERVICE)
         applied = migrate(urls.migration)
         say(f"database host {db.host.address}: {len(applied)} migrations applied")
+        replica = DatabaseHost(network.add("replica", 4), f"{network.address(0)}/24")
+        self.replica = replica
+        replica.clone(db)
+        replica.start()
+        say(f"replica host {replica.host.address}: streaming from {db.host.address}")
         broker = network.add("broker", 3)
         broker_log = (broker.data_dir / "redis.log").open("ab")
         self._logs.append(broker_log)
@@ -456,6 +474,7 @@ class Cluster:
         signing_key.chmod(0o600)
         deployment = Deployment(
             database_url=urls.service,
+            replica_url=with_user(replica.admin_url(DATABASE), SERVICE),
             broker_url=f"redis://{broker.address}:{REDIS_PORT}/0",
             seed_key=Fernet.generate_key().decode(),
             signing_key_file=signing_key,
@@ -523,8 +542,9 @@ class Cluster:
             self.broker.terminate()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.broker.wait(timeout=10)
-        if self.database is not None:
-            self.database.close()
+        for database in (self.replica, self.database):
+            if database is not None:
+                database.close()
         return left
 
     def destroy(self) -> list[str]:

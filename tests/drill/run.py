@@ -112,9 +112,12 @@ class Drill:
         if self.cluster is not None:
             self.log("checks read; stopping every app host (SIGTERM, as systemd would)")
             tasks = ", ".join(f"{a.name} {a.tasks_run()}" for a in self.cluster.apps)
+            assert self.cluster.replica is not None
+            on_replica = facts.transactions(self.cluster.replica.url())
             left = self.cluster.stop()
             return [
                 Figure("background tasks run, per host", tasks),
+                Figure("transactions on the replica (staff's reads)", on_replica),
                 Figure("app host processes left after SIGTERM", len(left), True, "; ".join(left)),
             ]
         self.log("checks read; stopping the service (Ctrl-C to `make run`)")
