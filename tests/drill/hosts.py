@@ -41,7 +41,7 @@ from cryptography.fernet import Fernet
 from events.anchor import new_private_pem
 from service.runtime.config import PROJECT_ROOT
 from service.runtime.database import migrate, provision, with_user
-from tests.drill.service import BIN, FOREIGN
+from tests.drill.service import BIN, FOREIGN, create_key
 from tests.postgres_servers import PG_BIN, init_cluster, pg, shared_folder, system_user
 
 DATABASE = "vegas"
@@ -516,19 +516,8 @@ class Cluster:
         return found or ("nobody" if address is None else address)
 
     def create_key(self, role: str, name: str) -> str:
-        """A staff key, made by the CLI with an app host's settings (from the drill's side)."""
-        app = self.apps[0]
-        done = subprocess.run(
-            [str(BIN / "flask"), "--app", "service", "keys", "create", "--role", role,
-             "--name", name],
-            cwd=PROJECT_ROOT,
-            env=app.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        )  # fmt: skip
-        return done.stdout.strip().splitlines()[-1].strip()
+        """A staff key, made with an app host's settings (from the drill's side)."""
+        return create_key(self.apps[0].env, role, name)
 
     def stop(self) -> list[str]:
         """Every app host stopped as systemd would (SIGTERM), then the balancer, the broker and

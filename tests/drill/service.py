@@ -244,27 +244,22 @@ class Service:
     # --- commands in the service's configuration ------------------------------------------
 
     def create_key(self, role: str, name: str) -> str:
-        """A staff API key, made by the CLI as the README shows (its last line is the key)."""
-        done = subprocess.run(
-            [
-                str(BIN / "flask"),
-                "--app",
-                "service",
-                "keys",
-                "create",
-                "--role",
-                role,
-                "--name",
-                name,
-            ],
-            cwd=PROJECT_ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        )
-        return done.stdout.strip().splitlines()[-1].strip()
+        return create_key(self.env, role, name)
+
+
+def create_key(env: dict[str, str], role: str, name: str) -> str:
+    """A staff API key, made by the CLI as the README shows, with a service's settings (its
+    last line is the key)."""
+    done = subprocess.run(
+        [str(BIN / "flask"), "--app", "service", "keys", "create", "--role", role, "--name", name],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return done.stdout.strip().splitlines()[-1].strip()
 
 
 def _name(process: psutil.Process) -> str:
