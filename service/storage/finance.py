@@ -62,7 +62,10 @@ ON CONFLICT (day, currency, variant) DO UPDATE SET
 """
 
 # Each day and variant in a range, zeros where nothing happened, with the stakes still held at
-# each day's end (everything staked by then minus everything settled by then).
+# each day's end: what was held when the range began (everything staked before it minus
+# everything settled before it, one sum per variant) plus the range's own changes up to that
+# day. Only the range's rows are windowed, so a long history adds one plain sum, not a running
+# total over every day since the first.
 REPORT_SQL = """
 WITH days AS (
     SELECT d::date AS day FROM generate_series(%(start)s::date, %(end)s::date, interval '1 day') d
@@ -70,20 +73,25 @@ WITH days AS (
     SELECT unnest(%(variants)s::text[]) AS variant
 ), grid AS (
     SELECT day, variant FROM days CROSS JOIN variants
-), running AS (
-    SELECT day, variant, currency, games_started, games_finished, stakes, payouts, refunds,
-           sum(stakes - stakes_settled) OVER (PARTITION BY variant ORDER BY day) AS held
+), held_before AS (
+    SELECT variant, sum(stakes - stakes_settled) AS held
       FROM daily_totals
-     WHERE currency = %(currency)s AND day <= %(end)s
+     WHERE currency = %(currency)s AND day < %(start)s
+     GROUP BY variant
+), inside AS (
+    SELECT day, variant, games_started, games_finished, stakes, payouts, refunds,
+           stakes - stakes_settled AS held_change
+      FROM daily_totals
+     WHERE currency = %(currency)s AND day >= %(start)s AND day <= %(end)s
 )
 SELECT g.day, g.variant,
-       coalesce(r.games_started, 0), coalesce(r.games_finished, 0), coalesce(r.stakes, 0),
-       coalesce(r.payouts, 0), coalesce(r.refunds, 0),
-       coalesce(r.held, (SELECT r2.held FROM running r2
-                          WHERE r2.variant = g.variant AND r2.day < g.day
-                          ORDER BY r2.day DESC LIMIT 1), 0)
+       coalesce(i.games_started, 0), coalesce(i.games_finished, 0), coalesce(i.stakes, 0),
+       coalesce(i.payouts, 0), coalesce(i.refunds, 0),
+       coalesce(b.held, 0)
+         + coalesce(sum(i.held_change) OVER (PARTITION BY g.variant ORDER BY g.day), 0)
   FROM grid g
-  LEFT JOIN running r ON r.day = g.day AND r.variant = g.variant
+  LEFT JOIN inside i ON i.day = g.day AND i.variant = g.variant
+  LEFT JOIN held_before b ON b.variant = g.variant
  ORDER BY g.day, g.variant
 """
 

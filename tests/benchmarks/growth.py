@@ -60,6 +60,7 @@ from service.core.context import Actor, RequestContext
 from service.core.dealing import CertificationDeal
 from service.core.streams import duel_stream, game_stream
 from service.runtime.config import Settings
+from service.runtime.database import session_options
 from service.services import finance_books as finance
 from service.services.games import decode_records
 from service.services.idle import collect_idle
@@ -422,7 +423,8 @@ def _explain(admin_url: str, probe: Probe) -> tuple[str, float | None]:
     nothing), and its execution time; for a function, the plans of the statements it ran, if
     auto_explain loads (the time: the call's)."""
     lines: list[str] = []
-    with psycopg.connect(admin_url) as conn:
+    # The service's own session settings (no JIT, its timeouts), so the plan is the one it runs.
+    with psycopg.connect(admin_url, options=session_options(Settings())) as conn:
         cur = psycopg.ClientCursor(conn)
         if probe.nested:
             notices: list[str] = []

@@ -82,6 +82,32 @@ def test_daily_totals_are_projected_once_however_often_the_projector_runs(
     assert (sandbox.lifetime.stakes, sandbox.lifetime.payouts) == (520, 150)
 
 
+def test_stakes_held_carry_over_days_without_play_and_into_later_ranges(
+    fresh_container: Container,
+) -> None:
+    """Held at a day's end is everything staked by then minus everything settled by then,
+    whether the stake was placed inside the range asked for or before it."""
+    _scenario(World(fresh_container))  # draw-3: 2,080 staked today and still open
+    with fresh_container.unit_of_work() as uow:
+        finance.catch_up(uow)
+    today, day = _today(), timedelta(days=1)
+
+    def held(start: date, end: date) -> list[tuple[date, int]]:
+        with fresh_container.unit_of_work() as uow:
+            report = finance.daily_report(uow, start, end, "GBP")
+        return [
+            (line.day, line.held_at_end) for line in report.lines if line.variant == "vegas-draw3"
+        ]
+
+    assert held(today - day, today + day) == [
+        (today - day, 0),
+        (today, 2_080),
+        (today + day, 2_080),
+    ]
+    # A range that begins after the stake: held from its first day, a day with no row at all.
+    assert held(today + day, today + 2 * day) == [(today + day, 2_080), (today + 2 * day, 2_080)]
+
+
 def test_the_report_has_zero_rows_for_days_without_play(fresh_container: Container) -> None:
     _scenario(World(fresh_container))
     with fresh_container.unit_of_work() as uow:
