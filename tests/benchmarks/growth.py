@@ -74,6 +74,8 @@ SIZES = [int(n) for n in os.environ.get("BENCH_GROWTH_EVENTS", "0,1000000").spli
 SECONDS = float(os.environ.get("BENCH_GROWTH_SECONDS", "2"))
 IDLE_GAMES = int(os.environ.get("BENCH_GROWTH_IDLE", "20"))
 DUELS = int(os.environ.get("BENCH_GROWTH_DUELS", "20"))
+#: Checkpoints timed (each commits, so its figure moves with the disk's flushes: take many).
+CHECKPOINTS = int(os.environ.get("BENCH_GROWTH_CHECKPOINTS", "30"))
 #: Batches of idle games and of duels swept, each batch timed.
 SWEEPS = 3
 #: A figure this many times its empty-log value gets its plans printed.
@@ -318,7 +320,7 @@ def _measure(container: Container, clock: _Clock) -> Measured:
     # A checkpoint, after a deposit each time.
     timings = []
     container.anchors.checkpoint("growth")
-    for n in range(8):
+    for n in range(CHECKPOINTS):
         container.players.deposit(OPERATOR, player, 100, f"growth-cp-{n}-{uuid.uuid4()}")
         started = time.perf_counter()
         _, made = container.anchors.checkpoint("growth")

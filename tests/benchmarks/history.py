@@ -1196,6 +1196,9 @@ INTEGRITY_SQL = {
          WHERE NOT EXISTS (SELECT 1 FROM duels x WHERE x.duel_id = s.duel_id) LIMIT 1""",
 }
 
+# Flush every dirty page to disk (a superuser may): the loaded history as a server holds it.
+CHECKPOINT_SQL = "CHECKPOINT"
+
 VACUUMED = (
     "events",
     "ledger_transactions",
@@ -1397,6 +1400,10 @@ def _after_load(conn: psycopg.Connection[Any], replica: bool, log: Log) -> None:
     conn.autocommit = True
     for table in VACUUMED:
         conn.execute(sql.SQL("VACUUM (ANALYZE) {}").format(sql.Identifier(table)))
+    # Write the load's dirty pages out now: a log that grew over a year is in a steady state,
+    # and the server's own checkpoint of gigabytes just loaded would otherwise slow every commit
+    # measured next (a checkpoint figure of 11.6 ms at 10 million events, every query of it flat).
+    conn.execute(CHECKPOINT_SQL)
     conn.autocommit = False
 
 
