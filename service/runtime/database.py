@@ -303,7 +303,12 @@ RECENTLY_USED_S = 1.0
 class ResilientPool(ConnectionPool):
     """psycopg's pool, reconnecting with a capped backoff (psycopg_pool offers no setting for
     it; this hooks the one place it starts an attempt), and checking a connection on checkout
-    only when it has been idle a while (``check_if_idle``)."""
+    only when it has been idle a while (``check_if_idle``).
+
+    A connection's return is noted in ``putconn``, in the returning thread, not by a ``reset``
+    callback: with one, psycopg_pool hands every returned connection to its worker thread, so
+    each request paid a thread handoff (and its GIL switches) before the connection could be
+    lent again."""
 
     max_reconnect_delay = 2.0
 
@@ -311,10 +316,11 @@ class ResilientPool(ConnectionPool):
         self._returned: weakref.WeakKeyDictionary[psycopg.Connection[Any], float] = (
             weakref.WeakKeyDictionary()
         )
-        super().__init__(*args, check=self.check_if_idle, reset=self._note_return, **kwargs)
+        super().__init__(*args, check=self.check_if_idle, **kwargs)
 
-    def _note_return(self, conn: psycopg.Connection[Any]) -> None:
+    def putconn(self, conn: psycopg.Connection[Any]) -> None:
         self._returned[conn] = time.monotonic()
+        super().putconn(conn)
 
     def check_if_idle(self, conn: psycopg.Connection[Any]) -> None:
         """A connection that died with the server is found and replaced on checkout, not handed
