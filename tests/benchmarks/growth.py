@@ -23,7 +23,10 @@ the API calls them, the same work is made and timed at every size:
   five minutes; one sweep times every seat out and settles every duel), per duel, the median
   of three batches.
 
-Each figure is the median of several runs (milliseconds an operation). At every size, each
+Every size is loaded first and kept; then every size is measured in each of BENCH_GROWTH_ROUNDS
+rounds (3), the order of the sizes reversed from one round to the next, so that whatever else
+the machine was doing weighs on every size alike; a figure is its median over the rounds, each
+round's the median of several runs (milliseconds an operation). At every size, each
 figure's main queries are run again under EXPLAIN (ANALYZE, BUFFERS) as the superuser, with the
 values the figure used (in a transaction rolled back; auto_explain's nested plans for the append
 function where the server has auto_explain); a figure more than 1.2 times its empty-log value
@@ -43,6 +46,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -68,12 +72,14 @@ from service.storage import advantage, checkpoints, duels, game_writes, projecti
 from service.storage import finance as finance_sql
 from service.storage.audit_reads import POSTINGS_SQL
 from tests.benchmarks.history import load_for
-from tests.dbtools import server_admin_url, split_database
+from tests.dbtools import ScratchDatabase, server_admin_url, split_database
 
 SIZES = [int(n) for n in os.environ.get("BENCH_GROWTH_EVENTS", "0,1000000").split(",") if n]
 SECONDS = float(os.environ.get("BENCH_GROWTH_SECONDS", "2"))
 IDLE_GAMES = int(os.environ.get("BENCH_GROWTH_IDLE", "20"))
 DUELS = int(os.environ.get("BENCH_GROWTH_DUELS", "20"))
+#: Rounds of measurement, every size in each (the figures: each one's median over them).
+ROUNDS = int(os.environ.get("BENCH_GROWTH_ROUNDS", "3"))
 #: Checkpoints timed (each commits, so its figure moves with the disk's flushes: take many).
 CHECKPOINTS = int(os.environ.get("BENCH_GROWTH_CHECKPOINTS", "30"))
 #: Batches of idle games and of duels swept, each batch timed.
@@ -476,49 +482,57 @@ def _table(sizes: list[int], measured: dict[int, Measured]) -> Iterator[str]:
 
 
 def run() -> Iterator[str]:
-    measured: dict[int, Measured] = {}
     admin = server_admin_url()
-    with tempfile.TemporaryDirectory(prefix="vegas-bench-growth-") as tmp:
+    loaded: dict[int, tuple[ScratchDatabase, Container, _Clock]] = {}
+    rounds: dict[int, list[Measured]] = {size: [] for size in SIZES}
+    with tempfile.TemporaryDirectory(prefix="vegas-bench-growth-") as tmp, ExitStack() as stack:
         for size in SIZES:
-            with split_database(admin, prefix="vegas_bench") as found:
-                settings = replace(
-                    Settings(),
-                    database_url=found.service_url,
-                    data_dir=Path(tmp),
-                    seed_keys=(Fernet.generate_key().decode(),),
-                    certification_mode=True,
-                    pool_max_size=4,
+            found = stack.enter_context(split_database(admin, prefix="vegas_bench"))
+            settings = replace(
+                Settings(),
+                database_url=found.service_url,
+                data_dir=Path(tmp),
+                seed_keys=(Fernet.generate_key().decode(),),
+                certification_mode=True,
+                pool_max_size=4,
+            )
+            container = build(settings, migrate=False)
+            stack.callback(container.close)  # closed before its database is dropped
+            clock = _Clock()
+            container.duels.clock = clock
+            container.games.clock = clock
+            if size:
+                report = load_for(
+                    container,
+                    found.admin_url,
+                    size,
+                    progress=lambda line: print(f"  ({line})", flush=True),
                 )
-                container = build(settings, migrate=False)
-                clock = _Clock()
-                container.duels.clock = clock
-                container.games.clock = clock
-                try:
-                    if size:
-                        report = load_for(
-                            container,
-                            found.admin_url,
-                            size,
-                            progress=lambda line: print(f"  ({line})", flush=True),
-                        )
-                        yield f"history of {report.describe()}"
-                    with psycopg.connect(found.admin_url) as conn:
-                        row = conn.execute(
-                            "SELECT pg_size_pretty(pg_database_size(current_database()))"
-                        ).fetchone()
-                    yield f"{size:,} events: database {row[0] if row else '?'}"
-                    started = time.perf_counter()
-                    measured[size] = _measure(container, clock)
-                    yield f"{size:,} events: measured in {time.perf_counter() - started:.0f} s"
-                    for note in measured[size].notes:
-                        yield f"{size:,} events: {note}"
-                    for name, probes in measured[size].probes.items():
-                        for probe in probes:
-                            measured[size].plans[name, probe.label] = _explain(
-                                found.admin_url, probe
-                            )
-                finally:
-                    container.close()
+                yield f"history of {report.describe()}"
+            with psycopg.connect(found.admin_url) as conn:
+                row = conn.execute(
+                    "SELECT pg_size_pretty(pg_database_size(current_database()))"
+                ).fetchone()
+            yield f"{size:,} events: database {row[0] if row else '?'}"
+            loaded[size] = (found, container, clock)
+        # Every size measured in each round, the order reversed from one round to the next, so
+        # that what the machine was doing at one moment weighs on every size alike.
+        for number in range(ROUNDS):
+            for size in SIZES if number % 2 == 0 else SIZES[::-1]:
+                _, container, clock = loaded[size]
+                started = time.perf_counter()
+                rounds[size].append(_measure(container, clock))
+                took = time.perf_counter() - started
+                yield f"{size:,} events: round {number + 1} measured in {took:.0f} s"
+        measured = {size: _median_of(rounds[size]) for size in SIZES}
+        for size, found_measured in measured.items():
+            for note in found_measured.notes:
+                yield f"{size:,} events: {note}"
+            for name, probes in found_measured.probes.items():
+                for probe in probes:
+                    found_measured.plans[name, probe.label] = _explain(
+                        loaded[size][0].admin_url, probe
+                    )
     yield from _table(SIZES, measured)
     plans = list(_moved(SIZES, measured))
     if plans:
@@ -526,6 +540,17 @@ def run() -> Iterator[str]:
         yield from plans
     else:
         yield f"no figure moved more than {MOVED}x the empty log's"
+
+
+def _median_of(rounds: list[Measured]) -> Measured:
+    """Each figure's median over the rounds; the last round's probes; every round's notes."""
+    return Measured(
+        figures={
+            name: statistics.median(r.figures[name] for r in rounds) for name in rounds[-1].figures
+        },
+        probes=rounds[-1].probes,
+        notes=[note for r in rounds for note in r.notes],
+    )
 
 
 def _moved(sizes: list[int], measured: dict[int, Measured]) -> Iterator[str]:
