@@ -458,10 +458,18 @@ def create_pool(
 
 
 def outage(error: BaseException) -> Literal["busy", "unreachable"] | None:
-    """How a database error reads to a caller: ``busy`` (a lock wait or a statement timed out:
+    """How a database error reads to a caller: ``busy`` (a lock wait or a statement timed out,
+    or a streaming replica cancelled a staff read that conflicted with what it was replaying:
     retry at once), ``unreachable`` (the server is down or the connection broke: retry later),
-    or None (not an outage). The API answers both with 503 (service/api/problems.py)."""
-    if isinstance(error, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled):
+    or None (not an outage). The API answers both with 503 (service/api/problems.py). The
+    service runs no serializable transactions, so a serialization failure is only ever the
+    replica's cancellation."""
+    if isinstance(
+        error,
+        psycopg.errors.LockNotAvailable
+        | psycopg.errors.QueryCanceled
+        | psycopg.errors.SerializationFailure,
+    ):
         return "busy"
     if isinstance(error, psycopg.OperationalError):
         return "unreachable"

@@ -25,7 +25,7 @@ from cryptography.fernet import Fernet
 from service.app import create_app
 from service.bootstrap import Container, build
 from service.runtime.config import Settings
-from service.runtime.database import with_user
+from service.runtime.database import outage, with_user
 from tests.api.client import Http
 from tests.api.factories import Calls, GameFactory
 from tests.builders import easy_deck
@@ -176,3 +176,14 @@ def test_a_replica_that_is_down_is_passed_over(
         assert all("reading the primary" in r for r in reads), reads
     finally:
         replicated.replica.start()
+
+
+def test_a_read_the_replica_cancels_is_an_outage_to_retry_not_a_bug() -> None:
+    # A hot standby cancels a query that conflicts with what it replays (SQLSTATE 40001): the
+    # API answers 503 with Retry-After, as for a lock timeout, never 500.
+    conflict = psycopg.errors.SerializationFailure(
+        "canceling statement due to conflict with recovery"
+    )
+    assert outage(conflict) == "busy"
+    assert outage(psycopg.errors.QueryCanceled()) == "busy"
+    assert outage(psycopg.errors.UniqueViolation()) is None
