@@ -96,11 +96,11 @@ class Anchors:
         unit_of_work: Callable[[], UnitOfWork],
         signer: Signer,
         public_keys: Mapping[str, Ed25519PublicKey],
-        reads: StaffReads | None = None,
+        reads: StaffReads,
     ) -> None:
         self._uow = unit_of_work
         #: Auditors' reads: the replica when there is one (service/services/staff_reads.py).
-        self._reads = reads or StaffReads(unit_of_work)
+        self._reads = reads
         self._signer = signer
         self._public_keys = dict(public_keys)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from typing import Any
 
 from service.core.context import Actor
@@ -31,13 +32,13 @@ class Audits:
         unit_of_work: Callable[[], UnitOfWork],
         paytables: Mapping[str, Paytable],
         send_task: SendTask,
-        reads: StaffReads | None = None,
+        reads: StaffReads,
     ) -> None:
         self._uow = unit_of_work
         self._paytables = paytables
         self._send_task = send_task
         #: Staff's reads: the replica when there is one (service/services/staff_reads.py).
-        self._reads = reads or StaffReads(unit_of_work)
+        self._reads = reads
 
     def replay(self, game_id: uuid.UUID, actor: Actor, *, to_version: int | None = None) -> Replay:
         """The replay of a game as ``actor`` may see it: auditors any game, in progress too;
@@ -71,17 +72,26 @@ class Audits:
             audit_id, chunks = audit.start(uow, scope, requested_by.id)
         if chunks:
             self._send_task("vegas.run_audit", str(audit_id), chunks)
-        return self.audit(audit_id)
+        # Read back where it was written: a replica would only be waited for.
+        return _status(self._uow, audit_id)
 
     def audit(self, audit_id: uuid.UUID, *, findings_limit: int = 1000) -> audit.AuditStatus:
-        with self._reads() as uow:
-            found = audit.status(uow, audit_id, findings_limit=findings_limit)
-        if found is None:
-            raise NotFound("audit", audit_id)
-        return found
+        return _status(self._reads, audit_id, findings_limit)
 
     def significant_events(
         self, *, kind: str | None = None, before: int | None = None, limit: int = 50
     ) -> list[SignificantEvent]:
         with self._reads() as uow:
             return uow.significant.page(kind=kind, before=before, limit=limit)
+
+
+def _status(
+    reading: Callable[[], AbstractContextManager[UnitOfWork]],
+    audit_id: uuid.UUID,
+    findings_limit: int = 1000,
+) -> audit.AuditStatus:
+    with reading() as uow:
+        found = audit.status(uow, audit_id, findings_limit=findings_limit)
+    if found is None:
+        raise NotFound("audit", audit_id)
+    return found

@@ -34,12 +34,12 @@ class Reports:
         self,
         unit_of_work: Callable[[], UnitOfWork],
         paytables: Mapping[str, Paytable],
-        reads: StaffReads | None = None,
+        reads: StaffReads,
     ) -> None:
         self._uow = unit_of_work
         #: Finance's reads: the replica when there is one (service/services/staff_reads.py),
         #: which then holds the projection's catch-up too (it was committed first).
-        self._reads = reads or StaffReads(unit_of_work)
+        self._reads = reads
         # The real currencies, and the sandbox's, reported on its own and labelled as such.
         self._currencies = {table.currency for table in paytables.values()} | {ledger.SANDBOX}
 

@@ -19,6 +19,7 @@ import psycopg
 from psycopg_pool import PoolTimeout
 
 from service.services.unit_of_work import UnitOfWork
+from service.storage.replication import ReplicationStore
 
 log = logging.getLogger(__name__)
 
@@ -58,16 +59,18 @@ class StaffReads:
         if self._replica is None:
             return None
         with self._primary() as uow:
-            position = uow.replication.primary_position()
+            position = ReplicationStore(uow.conn).primary_position()
         uow = self._replica()
         try:
             uow.__enter__()
         except (psycopg.OperationalError, PoolTimeout) as error:
             log.warning("the replica is unreachable; reading the primary: %s", error)
             return None
+        # Bound here, not on every unit of work: only staff's reads ask where a server stands.
+        replication = ReplicationStore(uow.conn)
         try:
             deadline = time.monotonic() + self._max_wait_s
-            while not uow.replication.replayed(position):
+            while not replication.replayed(position):
                 if time.monotonic() >= deadline:
                     log.info("the replica is behind %s; reading the primary", position)
                     uow.__exit__(None, None, None)

@@ -28,7 +28,6 @@ from service.storage.idempotency import IdempotencyStore
 from service.storage.ledger import LedgerStore
 from service.storage.limits import LimitStore
 from service.storage.projections import ProjectionStore
-from service.storage.replication import ReplicationStore
 from service.storage.seeds import SeedStore
 from service.storage.significant import SignificantStore
 
@@ -48,7 +47,6 @@ class UnitOfWork:
     advantage: AdvantageReads
     limits: LimitStore
     controls: ControlStore
-    replication: ReplicationStore
 
     def __init__(self, pool: ConnectionPool) -> None:
         self._pool = pool
@@ -72,7 +70,6 @@ class UnitOfWork:
         self.advantage = AdvantageReads(self.conn)
         self.limits = LimitStore(self.conn)
         self.controls = ControlStore(self.conn)
-        self.replication = ReplicationStore(self.conn)
         return self
 
     def outside_transaction(self) -> None:

@@ -43,6 +43,7 @@ from service.bootstrap import Container, build
 from service.core.context import Actor, RequestContext
 from service.runtime.config import PROJECT_ROOT, Settings
 from tests.dbtools import scratch_database, server_admin_url
+from tests.debian import missing_after_install
 
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
 SECONDS = int(os.environ.get("BENCH_SECONDS", "10"))
@@ -75,16 +76,10 @@ class Phase:
 
 
 def _wrk() -> str:
-    found = shutil.which("wrk")
-    if found:
-        return found
-    if os.geteuid() == 0 and shutil.which("apt-get"):
-        subprocess.run(["apt-get", "update", "-qq"], check=False, capture_output=True)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=False)
-        found = shutil.which("wrk")
-        if found:
-            return found
-    raise SystemExit("the http suite needs wrk: apt-get install wrk (Debian's package)")
+    found = None if missing_after_install({"wrk": "wrk"}) else shutil.which("wrk")
+    if found is None:
+        raise SystemExit("the http suite needs wrk: apt-get install wrk (Debian's package)")
+    return found
 
 
 def _free_port() -> int:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import time
@@ -41,6 +40,7 @@ from cryptography.fernet import Fernet
 from events.anchor import new_private_pem
 from service.runtime.config import PROJECT_ROOT
 from service.runtime.database import migrate, provision, with_user
+from tests.debian import missing_after_install
 from tests.drill.service import BIN, FOREIGN, create_key
 from tests.postgres_servers import PG_BIN, init_cluster, pg, shared_folder, system_user
 
@@ -52,18 +52,12 @@ PROGRAMS = {"ip": "iproute2", "haproxy": "haproxy", "redis-server": "redis-serve
 
 
 def missing_programs() -> list[str]:
-    """The Debian packages to install before the host drill can run (apt-get is tried first,
-    as the http benchmark does for wrk)."""
-    missing = [package for program, package in PROGRAMS.items() if not shutil.which(program)]
-    if missing and os.geteuid() == 0 and shutil.which("apt-get"):
-        subprocess.run(["apt-get", "update", "-qq"], check=False, capture_output=True)
-        subprocess.run(["apt-get", "install", "-y", "-qq", *missing], check=False)
-        missing = [package for program, package in PROGRAMS.items() if not shutil.which(program)]
-    return missing
+    """The Debian packages to install before the host drill can run (apt-get is tried first)."""
+    return missing_after_install(PROGRAMS)
 
 
-def _run(args: list[str], **options: object) -> None:
-    subprocess.run(args, check=True, capture_output=True, timeout=60, **options)  # type: ignore[call-overload]
+def _run(args: list[str]) -> None:
+    subprocess.run(args, check=True, capture_output=True, timeout=60)
 
 
 def _as_postgres_user() -> list[str]:

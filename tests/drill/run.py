@@ -354,14 +354,20 @@ class Drill:
         """Stop whatever is still running; keep the data folder unless the drill passed."""
         self.stop_load.set()
         if self.cluster is not None:
+            logs = f"host logs: {self.cluster.log_path}"
             left = self.cluster.stop() + self.cluster.destroy()
             if left:
                 print(f"killed processes left on the hosts: {left}", file=sys.stderr)
-            if succeeded and not self.config.keep:
-                shutil.rmtree(self.data_dir, ignore_errors=True)
-            else:
-                print(f"kept {self.data_dir} (host logs: {self.cluster.log_path})", flush=True)
-            return
+        else:
+            logs = f"service log: {self.service.log_path}"
+            self._stop_service()
+        if succeeded and not self.config.keep:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+        else:
+            print(f"kept {self.data_dir} ({logs})", flush=True)
+
+    def _stop_service(self) -> None:
+        """The one service, its embedded database and its queue on a shared broker."""
         left = self.service.stop()
         if left:
             print(f"killed processes left by the service: {left}", file=sys.stderr)
@@ -378,10 +384,6 @@ class Drill:
                 delete_queue(settings)
             except Exception as exc:
                 print(f"could not delete the queue {queue}: {exc}", file=sys.stderr)
-        if succeeded and not self.config.keep:
-            shutil.rmtree(self.data_dir, ignore_errors=True)
-        else:
-            print(f"kept {self.data_dir} (service log: {self.service.log_path})", flush=True)
 
 
 def _yes(flag: bool) -> str:
