@@ -1,16 +1,19 @@
-"""Finance: daily totals projected from the game events, the daily report, and the
-reconciliation of the ledger against the game events.
+"""Finance: daily totals projected from the game events (and the cashier's by day from the
+players'), the daily report, and the reconciliation of the ledger against the game events.
 
-The projector is checkpointed: it locks its checkpoint row, folds the events after it into
-daily_totals, and moves the checkpoint, all in one transaction, so running it twice (Celery
-delivers at least once, and the report endpoint catches up inline) never counts an event twice.
+The projector is checkpointed: it locks its checkpoint rows, folds the events after them into
+daily_totals and daily_cashier, and moves the checkpoints, all in one transaction, so running it
+twice (Celery delivers at least once, and the report endpoint catches up inline) never counts an
+event twice.
 
 Definitions (per day, currency and variant, days in UTC):
 - games started, and their stakes, on the day of their StakePlaced;
 - games finished (collected or voided), their payouts and refunds, on the day they ended;
 - GGR = stakes - payouts - refunds;
 - RTP = payouts / (stakes - refunds): voided stakes were never really wagered;
-- held at end of day = stakes of games started by then and not finished by then.
+- held at end of day = stakes of games started by then and not finished by then;
+- the cashier's deposits and withdrawals, and the players who deposited, on the day of their
+  FundsDeposited and FundsWithdrawn events.
 
 Every figure is per currency, so certification games, played for the sandbox currency XTS
 (service.core.ledger), never mix into a real currency's GGR or RTP: the sandbox has lines of its
@@ -36,18 +39,22 @@ from typing import Any
 from events.catalog import (
     DuelCancelled,
     DuelSettled,
+    FundsDeposited,
+    FundsWithdrawn,
     SeatTaken,
     StakePlaced,
 )
-from events.codec import decode_duel, decode_game
+from events.codec import decode, decode_duel, decode_game
 from service.core.ledger import duel_movement, game_movement, is_sandbox
-from service.core.streams import DUEL, GAME, is_duel
+from service.core.streams import DUEL, GAME, id_of, is_duel
 from service.games import GAMES
 from service.services.unit_of_work import UnitOfWork
 from service.storage.finance import FinanceStore
 from service.storage.reconciliations import ReconciliationStore
 
 CHECKPOINT = "daily-totals"
+#: The cashier-by-day projection's checkpoint (migrations/0024).
+CASHIER_CHECKPOINT = "daily-cashier"
 #: The significant events the daily report lists as its advantage-play rows (service/advantage).
 ADVANTAGE_PLAY = "advantage-play"
 BATCH = 2_000
@@ -67,16 +74,54 @@ def utc_span(first: date, last: date) -> tuple[datetime, datetime]:
 
 
 def catch_up(uow: UnitOfWork) -> int:
-    """Fold the money events after the checkpoint into daily_totals, and move the checkpoint,
-    in this unit of work's transaction (committed here). Returns how many events it folded."""
-    folded = 0
+    """Fold the money events after each projection's checkpoint into it (the games' into
+    daily_totals, the cashier's into daily_cashier) and move the checkpoints, in this unit of
+    work's transaction (committed here). Returns how many events it folded."""
     store = FinanceStore(uow.conn)
-    position = store.lock_checkpoint(CHECKPOINT)
-    # Only what is committed below the head now: later appends wait for the next run.
-    head = store.head()
+    games_at = store.lock_checkpoint(CHECKPOINT)
+    cashier_at = store.lock_checkpoint(CASHIER_CHECKPOINT)
+    # Up to the log's horizon: later appends, and any still open below it, wait for the next run.
+    # (A checkpoint already past it, as the log's last position moved it before, stays.)
+    horizon = store.horizon()
+    folded = _fold_games(store, games_at, horizon) + _fold_cashier(store, cashier_at, horizon)
+    uow.commit()
+    return folded
+
+
+def _fold_cashier(store: FinanceStore, position: int, horizon: int) -> int:
+    """The players' deposits and withdrawals after ``position`` into daily_cashier, by the UTC
+    day of their events, up to ``horizon``, where the checkpoint moves."""
+    folded = 0
+    moved: dict[tuple[date, str], tuple[int, int]] = {}
+    depositors: set[tuple[date, str, str]] = set()
+    while True:
+        rows = store.cashier_events(position, horizon, BATCH)
+        for pos, stream, type_name, version, data, recorded_at in rows:
+            folded += 1
+            position = pos
+            event = decode(type_name, version, data)
+            assert isinstance(event, FundsDeposited | FundsWithdrawn)
+            key = (utc_day(recorded_at), event.currency)
+            deposits, withdrawals = moved.get(key, (0, 0))
+            if isinstance(event, FundsDeposited):
+                moved[key] = (deposits + event.amount, withdrawals)
+                depositors.add((*key, id_of(stream)))
+            else:
+                moved[key] = (deposits, withdrawals + event.amount)
+        if len(rows) < BATCH:
+            break
+    store.add_cashier(moved, sorted(depositors))
+    store.move_checkpoint(CASHIER_CHECKPOINT, max(position, horizon))
+    return folded
+
+
+def _fold_games(store: FinanceStore, position: int, horizon: int) -> int:
+    """The games' and duels' money events after ``position`` into daily_totals, up to
+    ``horizon``, where the checkpoint moves."""
+    folded = 0
     increments: dict[tuple[date, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
     while True:
-        rows = store.money_events(position, BATCH)
+        rows = store.money_events(position, horizon, BATCH)
         if not rows:
             break
         endings = [r[1] for r in rows if r[2] != "StakePlaced"]
@@ -112,8 +157,7 @@ def catch_up(uow: UnitOfWork) -> int:
             break
     for (day, currency, variant), totals in increments.items():
         store.add_totals(day, currency, variant, {k: totals.get(k, 0) for k in COUNTERS})
-    store.move_checkpoint(CHECKPOINT, max(position, head))
-    uow.commit()
+    store.move_checkpoint(CHECKPOINT, max(position, horizon))
     return folded
 
 

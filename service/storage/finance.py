@@ -4,7 +4,7 @@ and sums, and the reconciliation's day of events and ledger."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -25,19 +25,34 @@ UPDATE projection_checkpoints SET position = %(position)s, updated_at = statemen
  WHERE name = %(name)s
 """
 
-# Money events of games and duels after a position, in log order.
+# Money events of games and duels after a position and up to the log's horizon, in log order.
 MONEY_EVENTS_SQL = """
 SELECT position, stream_id, type, schema_version, data, recorded_at
   FROM events
- WHERE position > %(after)s
+ WHERE position > %(after)s AND position <= %(upto)s
    AND ((stream_id LIKE 'game-%%' AND type IN ('StakePlaced', 'Collected', 'Voided'))
         OR (stream_id LIKE 'duel-%%' AND type IN ('SeatTaken', 'DuelSettled', 'DuelCancelled')))
  ORDER BY position
  LIMIT %(limit)s
 """
 
-# The last position in the log (the projector's checkpoint moves there once caught up).
-HEAD_SQL = "SELECT coalesce(max(position), 0) FROM events"
+# The cashier's events after a position and up to the log's horizon, in log order (the
+# cashier-by-day projection).
+CASHIER_EVENTS_SQL = """
+SELECT position, stream_id, type, schema_version, data, recorded_at
+  FROM events
+ WHERE position > %(after)s AND position <= %(upto)s
+   AND stream_id LIKE 'player-%%' AND type IN ('FundsDeposited', 'FundsWithdrawn')
+ ORDER BY position
+ LIMIT %(limit)s
+"""
+
+# How far the projector may read (migration 0014, events/postgres.py): every position up to the
+# horizon that will ever be visible already is. The log's last visible position would not do: a
+# money event's transaction may commit after a later position's (a play's, which takes no lock),
+# and a checkpoint moved past it would never fold it. The checkpoint moves to the horizon once
+# caught up.
+HORIZON_SQL = "SELECT log_horizon()"
 
 # The first event of these streams (a game's StakePlaced: variant, currency and stake for its
 # ending; a duel's DuelOpened: its currency and seats).
@@ -59,6 +74,31 @@ ON CONFLICT (day, currency, variant) DO UPDATE SET
     refunds = daily_totals.refunds + EXCLUDED.refunds,
     stakes_settled = daily_totals.stakes_settled + EXCLUDED.stakes_settled,
     certification_games = daily_totals.certification_games + EXCLUDED.certification_games
+"""
+
+# Add the cashier's increments of some days: who deposited is noted first, and only the players
+# not yet noted on that day count as new depositors, however the projector's runs split the day.
+ADD_CASHIER_SQL = """
+WITH moved AS (
+    SELECT * FROM unnest(%(days)s::date[], %(currencies)s::text[], %(deposits)s::bigint[],
+                         %(withdrawals)s::bigint[]) AS m(day, currency, deposits, withdrawals)
+), noted AS (
+    INSERT INTO daily_depositors (day, currency, player_id)
+    SELECT * FROM unnest(%(depositor_days)s::date[], %(depositor_currencies)s::text[],
+                         %(depositors)s::uuid[])
+    ON CONFLICT DO NOTHING
+    RETURNING day, currency
+), new_depositors AS (
+    SELECT day, currency, count(*) AS n FROM noted GROUP BY day, currency
+)
+INSERT INTO daily_cashier (day, currency, deposits, withdrawals, depositors)
+SELECT m.day, m.currency, m.deposits, m.withdrawals, coalesce(n.n, 0)
+  FROM moved m
+  LEFT JOIN new_depositors n ON n.day = m.day AND n.currency = m.currency
+ON CONFLICT (currency, day) DO UPDATE SET
+    deposits = daily_cashier.deposits + EXCLUDED.deposits,
+    withdrawals = daily_cashier.withdrawals + EXCLUDED.withdrawals,
+    depositors = daily_cashier.depositors + EXCLUDED.depositors
 """
 
 # Each day and variant in a range, zeros where nothing happened, with the stakes still held at
@@ -141,21 +181,17 @@ SELECT t.cause_stream, t.cause_version, t.kind, t.amount, t.currency
 
 
 # Safer gambling by UTC day, for one currency's players: the cashier's gross deposits and
-# withdrawals and how many players deposited; the refusals recorded as significant events
+# withdrawals and how many players deposited (the projector's daily_cashier, one row a day); the
+# refusals recorded as significant events
 # (service/services/safer_gambling.py), by what refused; and the time-outs, self-exclusions
 # and acknowledged reality checks of the log (events_safer_gambling_by_time).
 SAFER_GAMBLING_SQL = """
 WITH days AS (
     SELECT d::date AS day FROM generate_series(%(first)s::date, %(last)s::date, '1 day') AS d
 ), cashier AS (
-    SELECT (created_at AT TIME ZONE 'UTC')::date AS day,
-           sum(amount) FILTER (WHERE kind = 'deposit') AS deposits,
-           sum(amount) FILTER (WHERE kind = 'withdrawal') AS withdrawals,
-           count(DISTINCT cause_stream) FILTER (WHERE kind = 'deposit') AS depositors
-      FROM ledger_transactions
-     WHERE kind IN ('deposit', 'withdrawal') AND currency = %(currency)s
-       AND created_at BETWEEN %(start)s AND %(end)s
-     GROUP BY 1
+    SELECT day, deposits, withdrawals, depositors
+      FROM daily_cashier
+     WHERE currency = %(currency)s AND day BETWEEN %(first)s AND %(last)s
 ), refusals AS (
     SELECT (occurred_at AT TIME ZONE 'UTC')::date AS day,
            count(*) FILTER (WHERE details->>'refused' = 'limit') AS limits,
@@ -211,18 +247,50 @@ class FinanceStore:
     def move_checkpoint(self, name: str, position: int) -> None:
         self._conn.execute(MOVE_CHECKPOINT_SQL, {"name": name, "position": position})
 
-    def head(self) -> int:
-        row = self._conn.execute(HEAD_SQL).fetchone()
-        return int(row[0]) if row else 0
+    def horizon(self) -> int:
+        row = self._conn.execute(HORIZON_SQL).fetchone()
+        assert row is not None
+        return int(row[0])
 
-    def money_events(self, after: int, limit: int) -> list[tuple[Any, ...]]:
+    def money_events(self, after: int, upto: int, limit: int) -> list[tuple[Any, ...]]:
         """(position, stream, type, schema version, data, recorded at), in log order."""
-        return self._conn.execute(MONEY_EVENTS_SQL, {"after": after, "limit": limit}).fetchall()
+        params = {"after": after, "upto": upto, "limit": limit}
+        return self._conn.execute(MONEY_EVENTS_SQL, params).fetchall()
 
     def first_events(self, streams: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Each stream's first event's data, by stream."""
         rows = self._conn.execute(STAKES_SQL, {"streams": list(streams)}).fetchall()
         return dict(rows)
+
+    def cashier_events(self, after: int, upto: int, limit: int) -> list[tuple[Any, ...]]:
+        """The cashier's events after a position: (position, stream, type, schema version,
+        data, recorded at), in log order."""
+        params = {"after": after, "upto": upto, "limit": limit}
+        return self._conn.execute(CASHIER_EVENTS_SQL, params).fetchall()
+
+    def add_cashier(
+        self,
+        moved: Mapping[tuple[date, str], tuple[int, int]],
+        depositors: Iterable[tuple[date, str, str]],
+    ) -> None:
+        """Add (deposits, withdrawals) by (day, currency), and note who deposited each day
+        (day, currency, player id): only players not noted that day yet count."""
+        if not moved:
+            return
+        keys = list(moved)
+        noted = list(depositors)
+        self._conn.execute(
+            ADD_CASHIER_SQL,
+            {
+                "days": [day for day, _ in keys],
+                "currencies": [currency for _, currency in keys],
+                "deposits": [moved[k][0] for k in keys],
+                "withdrawals": [moved[k][1] for k in keys],
+                "depositor_days": [day for day, _, _ in noted],
+                "depositor_currencies": [currency for _, currency, _ in noted],
+                "depositors": [player for _, _, player in noted],
+            },
+        )
 
     def add_totals(self, day: date, currency: str, variant: str, totals: Mapping[str, int]) -> None:
         self._conn.execute(

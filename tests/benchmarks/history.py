@@ -18,7 +18,8 @@ What it writes, exactly as the service would have written it over many past days
   and joined (each fee into the duel's pot), each seat's game dealt from the duel's committed
   seed and played against its five minutes on the server's clock, every seat stopped, and the
   duel settled (prize and rake posted, the seed revealed), with the duel's rows;
-- the finance projector's daily totals, caught up to the end of the log, as beat keeps them;
+- the finance projector's daily totals and cashier by day, caught up to the end of the log, as
+  beat keeps them;
 - checkpoints of the log signed by the service's key every CHECKPOINT_EVERY of the history's
   time (when anything was appended), and a last one at its end, as beat signs them.
 
@@ -253,6 +254,8 @@ TABLES: dict[str, str] = {
         "day, currency, variant, games_started, games_finished, stakes, payouts, refunds, "
         "stakes_settled, certification_games"
     ),
+    "daily_cashier": "day, currency, deposits, withdrawals, depositors",
+    "daily_depositors": "day, currency, player_id",
     "projection_checkpoints": "name, position, updated_at",
 }
 
@@ -290,6 +293,8 @@ class Write:
     accounts: list[ledger.Account] = field(default_factory=list)
     rows: list[tuple[str, str]] = field(default_factory=list)
     totals: list[tuple[date, str, str, str, int]] = field(default_factory=list)
+    #: The cashier's: (day, currency, player id, deposited, withdrawn).
+    cashier: list[tuple[date, str, str, int, int]] = field(default_factory=list)
 
 
 def _meta(actor: str, role: str, paytable: tuple[str, int] | None, rules: str | None) -> str:
@@ -517,6 +522,8 @@ class Log:
         self.account_rows: dict[str, ledger.Account] = {}
         self.posting_id = 0
         self.totals: dict[tuple[date, str, str], dict[str, int]] = {}
+        # (deposits, withdrawals, who deposited) by (day, currency)
+        self.cashier: dict[tuple[date, str], tuple[int, int, set[str]]] = {}
         self.counts = Counts()
         self._since_flush = 0
 
@@ -544,6 +551,12 @@ class Log:
         for day, currency, variant, counter, amount in w.totals:
             totals = self.totals.setdefault((day, currency, variant), {})
             totals[counter] = totals.get(counter, 0) + amount
+        for day, currency, player_id, deposited, withdrawn in w.cashier:
+            deposits, withdrawals, depositors = self.cashier.get((day, currency), (0, 0, set()))
+            if deposited:
+                depositors.add(player_id)
+            moved = (deposits + deposited, withdrawals + withdrawn)
+            self.cashier[(day, currency)] = (*moved, depositors)
         if self._since_flush >= BATCH_EVENTS:
             self.sink.flush()
             self._since_flush = 0
@@ -654,7 +667,8 @@ class Log:
         self.counts.checkpoints += 1
 
     def finish(self, at: int) -> None:
-        """The last checkpoint, the balances, the daily totals and the projector's checkpoint."""
+        """The last checkpoint, the balances, the daily totals and cashier by day, and the
+        projector's checkpoints."""
         self.checkpoint(at)
         for account_id, account in self.account_rows.items():
             self.sink.add(
@@ -665,6 +679,14 @@ class Log:
             values = [totals.get(c, 0) for c in COUNTERS]
             self.sink.add("daily_totals", _line(day.isoformat(), currency, variant, *values))
         self.sink.add("projection_checkpoints", _line("daily-totals", self.position, _moment(at)))
+        for (day, currency), (deposits, withdrawals, depositors) in sorted(self.cashier.items()):
+            self.sink.add(
+                "daily_cashier",
+                _line(day.isoformat(), currency, deposits, withdrawals, len(depositors)),
+            )
+            for player_id in sorted(depositors):
+                self.sink.add("daily_depositors", _line(day.isoformat(), currency, player_id))
+        self.sink.add("projection_checkpoints", _line("daily-cashier", self.position, _moment(at)))
 
 
 # --- who plays ---------------------------------------------------------------------------------
@@ -732,10 +754,12 @@ def cashier(ctx: Context, player: Player, at: int, amount: int, deposit: bool) -
     )
     meta = _operator_meta(ctx, player.currency)
     player.balance += amount if deposit else -amount
+    moved = (amount, 0) if deposit else (0, amount)
     return Write(
         at,
         appends=[Append(player.stream, [_encoded(event)], meta)],
         entries=[(entry, _request_id(meta))],
+        cashier=[(_day(at), player.currency, player.player_id, *moved)],
     )
 
 
@@ -1214,6 +1238,8 @@ VACUUMED = (
     "log_checkpoints",
     "checkpoint_heads",
     "daily_totals",
+    "daily_cashier",
+    "daily_depositors",
     "significant_events",
     "idempotency_keys",
 )

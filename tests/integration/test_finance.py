@@ -3,6 +3,7 @@ reconciliation of the ledger against the game events."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -10,10 +11,13 @@ from typing import Any
 import psycopg
 import pytest
 
+from events.catalog import FundsDeposited, PlayerRegistered
+from events.records import NewEvent
 from service.bootstrap import Container
 from service.core import game_decider as g
 from service.core import shuffle
 from service.core.paytable import winnings
+from service.core.streams import player_stream
 from service.games import GAMES
 from service.games.golf import GOLF
 from service.services import finance_books as finance
@@ -54,7 +58,8 @@ def test_daily_totals_are_projected_once_however_often_the_projector_runs(
         first = finance.catch_up(uow)
     with fresh_container.unit_of_work() as uow:
         again = finance.catch_up(uow)
-    assert (first, again) == (5, 0)  # 3 stakes, 1 collect, 1 void; nothing new the 2nd time
+    # 3 stakes, 1 collect, 1 void, and the 3 players' deposits; nothing new the 2nd time
+    assert (first, again) == (5 + 3, 0)
     with fresh_container.unit_of_work() as uow:
         report = finance.daily_report(uow, _today(), _today(), "GBP")
         sandbox = finance.daily_report(uow, _today(), _today(), "XTS")
@@ -106,6 +111,78 @@ def test_stakes_held_carry_over_days_without_play_and_into_later_ranges(
     ]
     # A range that begins after the stake: held from its first day, a day with no row at all.
     assert held(today + day, today + 2 * day) == [(today + day, 2_080), (today + 2 * day, 2_080)]
+
+
+def _cashier_today(container: Container, currency: str = "GBP") -> tuple[int, int, int]:
+    """Today's (deposits, withdrawals, depositing players) as the daily report has them."""
+    with container.unit_of_work() as uow:
+        report = finance.daily_report(uow, _today(), _today(), currency)
+    (day,) = report.safer_gambling
+    return day.deposits, day.withdrawals, day.depositing_players
+
+
+def test_the_cashier_by_day_counts_each_transfer_once_and_each_depositor_once_a_day(
+    fresh_container: Container,
+) -> None:
+    """The projector folds deposits and withdrawals after a checkpoint of its own, however its
+    runs split the day: a player who deposits again later that day is no new depositor."""
+    world = World(fresh_container)
+    a = world.player(balance=1_000)
+    world.player(balance=2_500)
+    world.player(balance=700, currency="EUR")
+    fresh_container.players.withdraw(OPERATOR, a.player_id, 300, f"out-{uuid.uuid4()}")
+    with fresh_container.unit_of_work() as uow:
+        assert finance.catch_up(uow) == 4  # three deposits and a withdrawal
+    assert _cashier_today(fresh_container) == (3_500, 300, 2)
+    fresh_container.players.deposit(OPERATOR, a.player_id, 50, f"again-{uuid.uuid4()}")
+    with fresh_container.unit_of_work() as uow:
+        assert finance.catch_up(uow) == 1
+    with fresh_container.unit_of_work() as uow:
+        assert finance.catch_up(uow) == 0
+    assert _cashier_today(fresh_container) == (3_550, 300, 2)  # a again: no new depositor
+    assert _cashier_today(fresh_container, "EUR") == (700, 0, 1)
+    with fresh_container.unit_of_work() as uow:
+        yesterday = finance.daily_report(uow, _today() - timedelta(days=1), _today(), "GBP")
+    assert [(d.deposits, d.depositing_players) for d in yesterday.safer_gambling] == [
+        (0, 0),
+        (3_550, 2),
+    ]
+
+
+def test_a_money_event_committed_after_a_later_position_is_still_folded(
+    fresh_container: Container,
+) -> None:
+    """Positions are taken at insert, not at commit: the projector reads only up to the log's
+    horizon, so a deposit whose transaction commits after a later append (a play takes no lock)
+    is folded, not stepped over by a checkpoint moved past it."""
+    player = World(fresh_container).player()
+    deposit = FundsDeposited(1_234, "GBP", f"late-{uuid.uuid4()}")
+    meta = {"actor": "tester", "role": "operator"}
+    with fresh_container.unit_of_work() as late:
+        late.events.append(
+            player_stream(player.player_id), [NewEvent.of(deposit, meta)], expected_version=1
+        )
+        with fresh_container.unit_of_work() as other:  # a later position, committed first
+            other.events.append(
+                f"player-{uuid.uuid4()}",
+                [NewEvent.of(PlayerRegistered(str(uuid.uuid4()), "x", "GBP"), meta)],
+                expected_version=0,
+            )
+            other.commit()
+        folded: list[int] = []
+
+        def project() -> None:
+            with fresh_container.unit_of_work() as uow:
+                folded.append(finance.catch_up(uow))
+
+        projector = threading.Thread(target=project)
+        projector.start()
+        projector.join(0.5)
+        assert projector.is_alive()  # waiting out the open transaction below the horizon
+        late.commit()
+    projector.join(10)
+    assert folded == [1]
+    assert _cashier_today(fresh_container) == (1_234, 0, 1)
 
 
 def test_the_report_has_zero_rows_for_days_without_play(fresh_container: Container) -> None:
@@ -228,7 +305,7 @@ def test_the_report_lists_every_game_with_its_own_money(
     world.game(world.player(balance=520), stake=520, variant="pyramid")  # left open
 
     with fresh_container.unit_of_work() as uow:
-        assert finance.catch_up(uow) == 3  # 2 stakes, 1 collect
+        assert finance.catch_up(uow) == 3 + 2  # 2 stakes, 1 collect; the 2 players' deposits
     with fresh_container.unit_of_work() as uow:
         report = finance.daily_report(uow, _today(), _today(), "GBP")
     assert [line.variant for line in report.lines] == sorted(GAMES)

@@ -91,8 +91,12 @@ def test_a_loaded_history_passes_every_check_of_the_service(
         assert reconciled["events_checked"] > 0
     with container.unit_of_work() as uow:
         loaded_totals = _totals(uow.conn)
-        uow.conn.execute("DELETE FROM daily_totals")
-        uow.conn.execute("DELETE FROM projection_checkpoints WHERE name = 'daily-totals'")
+        assert all(loaded_totals)  # games, deposits and withdrawals, depositors
+        for table in ("daily_totals", "daily_cashier", "daily_depositors"):
+            uow.conn.execute(f"DELETE FROM {table}")
+        uow.conn.execute(
+            "DELETE FROM projection_checkpoints WHERE name IN ('daily-totals', 'daily-cashier')"
+        )
         uow.commit()
     with container.unit_of_work() as uow:
         finance.catch_up(uow)
@@ -112,6 +116,10 @@ def test_a_loaded_history_passes_every_check_of_the_service(
         assert container.anchors.findings(uow) == []
 
 
-def _totals(conn: psycopg.Connection[Any]) -> list[tuple[Any, ...]]:
-    rows = conn.execute("SELECT * FROM daily_totals ORDER BY day, currency, variant").fetchall()
-    return [tuple(r) for r in rows]
+def _totals(conn: psycopg.Connection[Any]) -> list[list[tuple[Any, ...]]]:
+    """The finance projector's tables: the games' daily totals, the cashier's by day, and who
+    deposited each day."""
+    return [
+        [tuple(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3").fetchall()]
+        for table in ("daily_totals", "daily_cashier", "daily_depositors")
+    ]
