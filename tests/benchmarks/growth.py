@@ -279,11 +279,17 @@ def _measure(container: Container, clock: _Clock) -> Measured:
     start, end = finance.utc_span(first, today)
     with container.unit_of_work() as uow:
         position = uow.conn.execute("SELECT max(position) FROM events").fetchone()
+    caught_up = {"after": position[0] if position else 0, "upto": position[0] if position else 0}
     found.probes["daily report (30 days)"] = [
         Probe(
             "the projector's catch-up",
             finance_sql.MONEY_EVENTS_SQL,
-            {"after": position[0] if position else 0, "limit": finance.BATCH},
+            {**caught_up, "limit": finance.BATCH},
+        ),
+        Probe(
+            "the cashier projection's catch-up",
+            finance_sql.CASHIER_EVENTS_SQL,
+            {**caught_up, "limit": finance.BATCH},
         ),
         Probe(
             "the days",
