@@ -318,7 +318,7 @@ def daily_report(uow: UnitOfWork, start: date, end: date, currency: str) -> Dail
 
     period = summed(start, end)
     month = summed(end.replace(day=1), end)
-    lifetime = summed(date.min, end)
+    lifetime = Totals(*store.lifetime(currency, end))
     first, after = utc_span(start, end)
     flagged = tuple(
         AdvantageLine(

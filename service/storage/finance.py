@@ -102,10 +102,10 @@ ON CONFLICT (currency, day) DO UPDATE SET
 """
 
 # Each day and variant in a range, zeros where nothing happened, with the stakes still held at
-# each day's end: what was held when the range began (everything staked before it minus
-# everything settled before it, one sum per variant) plus the range's own changes up to that
-# day. Only the range's rows are windowed, so a long history adds one plain sum, not a running
-# total over every day since the first.
+# each day's end: what was held when the range began plus the range's own changes up to that
+# day. Held when it began is everything staked before it minus everything settled before it:
+# the lifetime's (lifetime_totals, migration 0025) less the days from the range's start on, so
+# a long history costs nothing here (a range ending today reads only its own days).
 REPORT_SQL = """
 WITH days AS (
     SELECT d::date AS day FROM generate_series(%(start)s::date, %(end)s::date, interval '1 day') d
@@ -113,11 +113,16 @@ WITH days AS (
     SELECT unnest(%(variants)s::text[]) AS variant
 ), grid AS (
     SELECT day, variant FROM days CROSS JOIN variants
-), held_before AS (
+), since_start AS (
     SELECT variant, sum(stakes - stakes_settled) AS held
       FROM daily_totals
-     WHERE currency = %(currency)s AND day < %(start)s
+     WHERE currency = %(currency)s AND day >= %(start)s
      GROUP BY variant
+), held_before AS (
+    SELECT l.variant, l.stakes - l.stakes_settled - coalesce(s.held, 0) AS held
+      FROM lifetime_totals l
+      LEFT JOIN since_start s USING (variant)
+     WHERE l.currency = %(currency)s
 ), inside AS (
     SELECT day, variant, games_started, games_finished, stakes, payouts, refunds,
            stakes - stakes_settled AS held_change
@@ -133,6 +138,29 @@ SELECT g.day, g.variant,
   LEFT JOIN inside i ON i.day = g.day AND i.variant = g.variant
   LEFT JOIN held_before b ON b.variant = g.variant
  ORDER BY g.day, g.variant
+"""
+
+# Every day's totals up to a day: the lifetime's (lifetime_totals, migration 0025) less the days
+# after it (none when it is today).
+LIFETIME_SQL = """
+WITH lifetime AS (
+    SELECT coalesce(sum(games_started), 0) AS games_started,
+           coalesce(sum(games_finished), 0) AS games_finished,
+           coalesce(sum(stakes), 0) AS stakes, coalesce(sum(payouts), 0) AS payouts,
+           coalesce(sum(refunds), 0) AS refunds
+      FROM lifetime_totals
+     WHERE currency = %(currency)s
+), later AS (
+    SELECT coalesce(sum(games_started), 0) AS games_started,
+           coalesce(sum(games_finished), 0) AS games_finished,
+           coalesce(sum(stakes), 0) AS stakes, coalesce(sum(payouts), 0) AS payouts,
+           coalesce(sum(refunds), 0) AS refunds
+      FROM daily_totals
+     WHERE currency = %(currency)s AND day > %(end)s
+)
+SELECT l.games_started - a.games_started, l.games_finished - a.games_finished,
+       l.stakes - a.stakes, l.payouts - a.payouts, l.refunds - a.refunds
+  FROM lifetime l, later a
 """
 
 # Totals over a span of days.
@@ -315,6 +343,12 @@ class FinanceStore:
         for kind, key in (("time-out", "time_outs"), ("self-exclusion", "self_exclusions")):
             params[key] = [length for length, (k, _) in LENGTHS.items() if k == kind]
         return self._conn.execute(SAFER_GAMBLING_SQL, params).fetchall()
+
+    def lifetime(self, currency: str, end: date) -> tuple[int, ...]:
+        """Every day's (games started, finished, stakes, payouts, refunds) up to ``end``."""
+        row = self._conn.execute(LIFETIME_SQL, {"currency": currency, "end": end}).fetchone()
+        assert row is not None
+        return tuple(int(x) for x in row)
 
     def sums(self, currency: str, start: date, end: date) -> tuple[int, ...]:
         row = self._conn.execute(

@@ -48,7 +48,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -296,10 +296,11 @@ def _measure(container: Container, clock: _Clock) -> Measured:
             finance_sql.REPORT_SQL,
             {"start": first, "end": today, "currency": "GBP", "variants": _variants()},
         ),
+        Probe("lifetime sums", finance_sql.LIFETIME_SQL, {"currency": "GBP", "end": today}),
         Probe(
-            "lifetime sums",
+            "month-to-date sums",
             finance_sql.SUM_SQL,
-            {"currency": "GBP", "start": date.min, "end": today},
+            {"currency": "GBP", "start": today.replace(day=1), "end": today},
         ),
         Probe(
             "safer gambling by day",
@@ -321,6 +322,10 @@ def _measure(container: Container, clock: _Clock) -> Measured:
         ),
     ]
     found.time("reconciliation of one day", lambda: container.reports.reconciliation(today), 5)
+    # Its work is the day's: what the earlier figures of the rounds added to today (each runs for
+    # a time, so a faster log adds more), not the log's size.
+    checked = container.reports.reconciliation(today).result["events_checked"]
+    found.notes.append(f"reconciliation of one day: {checked:,} money events that day")
     day_start, day_last = finance.utc_span(today, today)
     found.probes["reconciliation of one day"] = [
         Probe("the day's money events", finance_sql.DAY_EVENTS_SQL, {"start": day_start,

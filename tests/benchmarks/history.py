@@ -1220,6 +1220,9 @@ INTEGRITY_SQL = {
          WHERE NOT EXISTS (SELECT 1 FROM duels x WHERE x.duel_id = s.duel_id) LIMIT 1""",
 }
 
+# The lifetime totals from the days (migrations/0025): its trigger is off for a replica session.
+REBUILD_LIFETIME_SQL = "SELECT rebuild_lifetime_totals()"
+
 # Flush every dirty page to disk (a superuser may): the loaded history as a server holds it.
 CHECKPOINT_SQL = "CHECKPOINT"
 
@@ -1238,6 +1241,7 @@ VACUUMED = (
     "log_checkpoints",
     "checkpoint_heads",
     "daily_totals",
+    "lifetime_totals",
     "daily_cashier",
     "daily_depositors",
     "significant_events",
@@ -1417,6 +1421,8 @@ def _after_load(conn: psycopg.Connection[Any], replica: bool, log: Log) -> None:
                     )
                 )
         if replica:
+            # The lifetime totals' trigger was off too: the days' sums, as it keeps them.
+            cur.execute(REBUILD_LIFETIME_SQL)
             for problem, query in INTEGRITY_SQL.items():
                 cur.execute(query)
                 found = cur.fetchone()

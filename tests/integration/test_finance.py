@@ -113,6 +113,58 @@ def test_stakes_held_carry_over_days_without_play_and_into_later_ranges(
     assert held(today + day, today + 2 * day) == [(today + day, 2_080), (today + 2 * day, 2_080)]
 
 
+def _lifetime_matches_the_days(container: Container) -> list[tuple[Any, ...]]:
+    """lifetime_totals against the sums of daily_totals, currency by currency and variant by
+    variant (a pair whose days were deleted has a lifetime of zeros); the lifetime's rows."""
+    with container.unit_of_work() as uow:
+        lifetime = uow.conn.execute(
+            "SELECT * FROM lifetime_totals WHERE (games_started, games_finished, stakes, payouts,"
+            " refunds, stakes_settled, certification_games) <> (0, 0, 0, 0, 0, 0, 0)"
+            " ORDER BY currency, variant"
+        ).fetchall()
+        days = uow.conn.execute(
+            "SELECT currency, variant, sum(games_started), sum(games_finished), sum(stakes),"
+            " sum(payouts), sum(refunds), sum(stakes_settled), sum(certification_games)"
+            "  FROM daily_totals GROUP BY 1, 2 ORDER BY 1, 2"
+        ).fetchall()
+    assert [tuple(r) for r in lifetime] == [tuple(r) for r in days]
+    return [tuple(r) for r in lifetime]
+
+
+def test_the_lifetime_totals_are_every_day_s_sum_whoever_writes_the_days(
+    fresh_container: Container,
+) -> None:
+    """The report's lifetime and held-before read lifetime_totals, which the database keeps as
+    the sum of daily_totals whatever writes a day's row: the projector, a day deleted, an older
+    day added; and the service login may only read it."""
+    _scenario(World(fresh_container))
+    with fresh_container.unit_of_work() as uow:
+        finance.catch_up(uow)
+    assert _lifetime_matches_the_days(fresh_container)
+    yesterday = _today() - timedelta(days=1)
+    with fresh_container.unit_of_work() as uow:  # an older day's money, as a rebuild would
+        uow.conn.execute(
+            "INSERT INTO daily_totals (day, currency, variant, games_started, stakes)"
+            " VALUES (%s, 'GBP', 'golf', 2, 1000)",
+            (yesterday,),
+        )
+        uow.commit()
+    _lifetime_matches_the_days(fresh_container)
+    with fresh_container.unit_of_work() as uow:
+        before_today = finance.daily_report(uow, yesterday, yesterday, "GBP")
+        up_to_today = finance.daily_report(uow, yesterday, _today(), "GBP")
+    assert before_today.lifetime.stakes == 1_000  # today's stakes are after its end
+    assert up_to_today.lifetime.stakes == 1_000 + 3_120
+    golf = {line.day: line.held_at_end for line in up_to_today.lines if line.variant == "golf"}
+    assert golf == {yesterday: 1_000, _today(): 1_000}
+    with fresh_container.unit_of_work() as uow:
+        uow.conn.execute("DELETE FROM daily_totals WHERE day = %s", (_today(),))
+        uow.commit()
+    assert _lifetime_matches_the_days(fresh_container) == [("GBP", "golf", 2, 0, 1_000, 0, 0, 0, 0)]
+    with fresh_container.unit_of_work() as uow, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        uow.conn.execute("UPDATE lifetime_totals SET stakes = 0")
+
+
 def _cashier_today(container: Container, currency: str = "GBP") -> tuple[int, int, int]:
     """Today's (deposits, withdrawals, depositing players) as the daily report has them."""
     with container.unit_of_work() as uow:

@@ -91,7 +91,7 @@ def test_a_loaded_history_passes_every_check_of_the_service(
         assert reconciled["events_checked"] > 0
     with container.unit_of_work() as uow:
         loaded_totals = _totals(uow.conn)
-        assert all(loaded_totals)  # games, deposits and withdrawals, depositors
+        assert all(loaded_totals)  # games, their lifetime, deposits and withdrawals, depositors
         for table in ("daily_totals", "daily_cashier", "daily_depositors"):
             uow.conn.execute(f"DELETE FROM {table}")
         uow.conn.execute(
@@ -117,9 +117,9 @@ def test_a_loaded_history_passes_every_check_of_the_service(
 
 
 def _totals(conn: psycopg.Connection[Any]) -> list[list[tuple[Any, ...]]]:
-    """The finance projector's tables: the games' daily totals, the cashier's by day, and who
-    deposited each day."""
+    """The finance projector's tables: the games' daily totals and their lifetime sums, the
+    cashier's by day, and who deposited each day."""
     return [
         [tuple(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3").fetchall()]
-        for table in ("daily_totals", "daily_cashier", "daily_depositors")
+        for table in ("daily_totals", "lifetime_totals", "daily_cashier", "daily_depositors")
     ]
