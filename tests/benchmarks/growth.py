@@ -24,9 +24,11 @@ the API calls them, the same work is made and timed at every size:
   of three batches.
 
 Every size is loaded first and kept; then every size is measured in each of BENCH_GROWTH_ROUNDS
-rounds (3), the order of the sizes reversed from one round to the next, so that whatever else
+rounds (5), the order of the sizes reversed from one round to the next, so that whatever else
 the machine was doing weighs on every size alike; a figure is its median over the rounds, each
-round's the median of several runs (milliseconds an operation). At every size, each
+round's the median of several runs (milliseconds an operation), and its ratio to the empty
+log's is the median over the rounds of each round's ratio (the two sizes measured back to
+back). At every size, each
 figure's main queries are run again under EXPLAIN (ANALYZE, BUFFERS) as the superuser, with the
 values the figure used (in a transaction rolled back; auto_explain's nested plans for the append
 function where the server has auto_explain); a figure more than 1.2 times its empty-log value
@@ -79,7 +81,7 @@ SECONDS = float(os.environ.get("BENCH_GROWTH_SECONDS", "2"))
 IDLE_GAMES = int(os.environ.get("BENCH_GROWTH_IDLE", "20"))
 DUELS = int(os.environ.get("BENCH_GROWTH_DUELS", "20"))
 #: Rounds of measurement, every size in each (the figures: each one's median over them).
-ROUNDS = int(os.environ.get("BENCH_GROWTH_ROUNDS", "3"))
+ROUNDS = int(os.environ.get("BENCH_GROWTH_ROUNDS", "5"))
 #: Checkpoints timed (each commits, so its figure moves with the disk's flushes: take many).
 CHECKPOINTS = int(os.environ.get("BENCH_GROWTH_CHECKPOINTS", "30"))
 #: Batches of idle games and of duels swept, each batch timed.
@@ -112,6 +114,9 @@ class Measured:
     notes: list[str] = field(default_factory=list)
     #: Each probe's plan, by figure and probe label, and its execution time (ms).
     plans: dict[tuple[str, str], tuple[str, float | None]] = field(default_factory=dict)
+    #: Against the first size: the median over the rounds of each round's ratio, the two
+    #: measured back to back (the rounds pair them; a ratio of medians would compare moments).
+    ratios: dict[str, float] = field(default_factory=dict)
 
     def time(self, name: str, work: Callable[[], object], runs: int) -> None:
         """The median of ``runs`` runs of ``work`` (after one more, which warms up); infinite
@@ -478,7 +483,7 @@ def _table(sizes: list[int], measured: dict[int, Measured]) -> Iterator[str]:
     base = measured[sizes[0]]
     names = list(base.figures)
     header = " | ".join(f"{size:,} events" for size in sizes)
-    yield f"figure (ms an operation, median) | {header}"
+    yield f"figure (ms an operation, median; x: median of the rounds' ratios) | {header}"
     for name in names:
         cells = []
         for size in sizes:
@@ -486,7 +491,7 @@ def _table(sizes: list[int], measured: dict[int, Measured]) -> Iterator[str]:
             if value is None:
                 cells.append("-")
                 continue
-            ratio = value / base.figures[name] if base.figures[name] else 0.0
+            ratio = measured[size].ratios.get(name, 0.0)
             shown = "timed out" if math.isinf(value) else f"{value:.2f}"
             cells.append(shown if size == sizes[0] else f"{shown} ({ratio:.2f}x)")
         yield f"{name} | " + " | ".join(cells)
@@ -536,6 +541,8 @@ def run() -> Iterator[str]:
                 took = time.perf_counter() - started
                 yield f"{size:,} events: round {number + 1} measured in {took:.0f} s"
         measured = {size: _median_of(rounds[size]) for size in SIZES}
+        for size in SIZES[1:]:
+            measured[size].ratios = _paired_ratios(rounds[SIZES[0]], rounds[size])
         for size, found_measured in measured.items():
             for note in found_measured.notes:
                 yield f"{size:,} events: {note}"
@@ -564,13 +571,25 @@ def _median_of(rounds: list[Measured]) -> Measured:
     )
 
 
+def _paired_ratios(base: list[Measured], other: list[Measured]) -> dict[str, float]:
+    """Each figure's ratio to the base size's in the same round, the median over the rounds."""
+    ratios = {}
+    for name in other[-1].figures:
+        each = [
+            o.figures[name] / b.figures[name] if b.figures.get(name) else math.inf
+            for b, o in zip(base, other, strict=True)
+        ]
+        ratios[name] = statistics.median(each)
+    return ratios
+
+
 def _moved(sizes: list[int], measured: dict[int, Measured]) -> Iterator[str]:
     """For each figure more than MOVED times its value at the first size: the plans of its
     main queries at the size it moved at, each after its execution time at both sizes."""
     base = measured[sizes[0]]
     for size in sizes[1:]:
-        for name, value in measured[size].figures.items():
-            ratio = value / base.figures[name] if base.figures[name] else math.inf
+        for name in measured[size].figures:
+            ratio = measured[size].ratios.get(name, math.inf)
             if ratio <= MOVED:
                 continue
             for probe in measured[size].probes.get(name, []):
