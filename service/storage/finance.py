@@ -210,9 +210,9 @@ SELECT t.cause_stream, t.cause_version, t.kind, t.amount, t.currency
 
 # Safer gambling by UTC day, for one currency's players: the cashier's gross deposits and
 # withdrawals and how many players deposited (the projector's daily_cashier, one row a day); the
-# refusals recorded as significant events
-# (service/services/safer_gambling.py), by what refused; and the time-outs, self-exclusions
-# and acknowledged reality checks of the log (events_safer_gambling_by_time).
+# refusals recorded as significant events (service/services/safer_gambling.py), by what refused;
+# and the time-outs, self-exclusions and acknowledged reality checks of the log
+# (events_safer_gambling_by_time).
 SAFER_GAMBLING_SQL = """
 WITH days AS (
     SELECT d::date AS day FROM generate_series(%(first)s::date, %(last)s::date, '1 day') AS d
