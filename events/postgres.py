@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from psycopg import pq, sql
+from psycopg import sql
 
 from events.json_text import canonical_json
 from events.records import ConcurrencyConflict, NewEvent, RecordedEvent
@@ -126,18 +126,16 @@ def send_appending(
     conn: psycopg.Connection[Any], statement: str, params: dict[str, Any]
 ) -> PendingAppend:
     """Send a statement that appends (append_events, or a function that calls it) and returns
-    the recorded rows, through a pipeline so even its first use is one round trip: the
-    caller's pipeline if one is open (its answer then comes with the caller's sync), else one
-    of its own. Prepared explicitly: psycopg does not auto-prepare in a pipeline."""
+    the recorded rows. Inside the caller's pipeline it is queued, and its answer comes with the
+    caller's sync; alone it is executed at once, one round trip, and outside a transaction it
+    commits by itself. Not a pipeline of its own: for one statement that costs the client
+    more CPU than it saves (issue 25: 1.76 against 1.45 CPU-ms a play, four threads playing
+    through the WSGI app). Prepared explicitly: psycopg does not auto-prepare in a pipeline."""
     stream_id, expected_version = params["stream_id"], params["expected_version"]
     cur = conn.cursor()
     if params["types"]:
         with conflicts(stream_id, expected_version):
-            if conn.pgconn.pipeline_status != pq.PipelineStatus.OFF:
-                cur.execute(statement, params, prepare=True)
-            else:
-                with conn.pipeline():
-                    cur.execute(statement, params, prepare=True)
+            cur.execute(statement, params, prepare=True)
     return PendingAppend(cur, params)
 
 

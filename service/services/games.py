@@ -345,17 +345,12 @@ class Games:
                         stored = uow.claim(request)
                         if stored is not None:
                             return self._replayed(uow, stored)
-                    with uow.reads_together():  # the session checks' read rides with the load
-                        sent = (
-                            self._safer.session_limits_sent(uow, request)
-                            if paused_by_session_checks
-                            else None
-                        )
-                        loaded = self._load(uow, game_id, None)
+                    loaded = self._load(uow, game_id, None)
                     if loaded.state.info is not None and loaded.state.info.duel_id is not None:
                         raise NotFound("game", game_id)  # a seat's game plays through its duel
                     self._check_owner(uow, loaded.state, game_id, request.actor)
-                    self._safer.check_session_in(uow, request, sent)
+                    if paused_by_session_checks:
+                        self._safer.check_session_in(uow, request)
                     decided = self._decide(
                         uow, loaded, make, expected_version, reveals_seed=reveals_seed
                     )

@@ -33,8 +33,6 @@ from service.services.unit_of_work import UnitOfWork
 from service.storage.projections import PlayerRow
 
 log = logging.getLogger(__name__)
-#: A player's limits, read and waiting to be taken (LimitStore.send_limits).
-SentLimits = Callable[[], Mapping[str, rules.Limit]]
 #: The significant events of refusals (finance's daily report counts them by what refused).
 REFUSALS = "safer-gambling"
 
@@ -169,24 +167,13 @@ class SaferGambling:
                 raise NotFound("player", player_id)
             return self._due(uow, request, player_id)
 
-    def session_limits_sent(self, uow: UnitOfWork, request: RequestContext) -> SentLimits | None:
-        """Send the read a play action's session checks need (the caller's limits) without
-        waiting for it, so that it travels with the command's first read (None: not a player
-        session, nothing to check)."""
+    def check_session_in(self, uow: UnitOfWork, request: RequestContext) -> None:
+        """A play action's checks, on the command's own connection: refuse it once the caller's
+        player session has lasted its session-time limit (LimitExceeded), and pause it while a
+        reality check of the session waits (RealityCheckDue). Staff sessions have neither."""
         if request.session_started is None or request.actor.role != "player":
-            return None
-        return uow.limits.send_limits(request.actor.id)
-
-    def check_session_in(
-        self, uow: UnitOfWork, request: RequestContext, sent: SentLimits | None
-    ) -> None:
-        """A play action's checks, on the command's own connection, with the limits
-        ``session_limits_sent`` read: refuse it once the caller's session has lasted its
-        session-time limit (LimitExceeded), and pause it while a reality check of the session
-        waits (RealityCheckDue). Staff sessions have neither."""
-        if sent is None or request.session_started is None:
             return
-        limits = sent()
+        limits = uow.limits.limits(request.actor.id)
         rules.check_session_time(limits, request.session_started, self.clock())
         rules.check_no_reality_check_due(self._due(uow, request, request.actor.id, limits))
 

@@ -79,13 +79,6 @@ class UnitOfWork:
         self._autocommit = True
 
     @contextmanager
-    def reads_together(self) -> Iterator[None]:
-        """Queue the reads issued inside until one of them waits for its answer: those queued
-        before it travel with it, in one round trip. A queued read's answer is taken after."""
-        with self.conn.pipeline():
-            yield
-
-    @contextmanager
     def one_trip(self) -> Iterator[None]:
         """Queue the writes issued inside and commit them, all sent and answered together: one
         round trip. Nothing may be fetched inside (a fetch would send what is queued and wait);

@@ -6,7 +6,6 @@ wallet did in the current day, week and month.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -77,20 +76,10 @@ class LimitStore:
         self._conn = conn
 
     def limits(self, player_id: object) -> dict[str, Limit]:
-        return self.send_limits(player_id)()
-
-    def send_limits(self, player_id: object) -> Callable[[], dict[str, Limit]]:
-        """Send the read of a player's limits now and take its answer later: inside a pipeline
-        it travels with the next statement that waits for its own answer (one round trip)."""
-        cur = self._conn.cursor()
-        cur.execute(LIMITS_SQL, {"player_id": player_id}, prepare=True)
-
-        def answer() -> dict[str, Limit]:
-            with cur:
-                rows = cur.fetchall()
-            return {name: Limit(prev, value, since) for name, prev, value, since in rows}
-
-        return answer
+        with self._conn.cursor() as cur:
+            cur.execute(LIMITS_SQL, {"player_id": player_id}, prepare=True)
+            rows = cur.fetchall()
+        return {name: Limit(prev, value, since) for name, prev, value, since in rows}
 
     def usage(self, account_id: str, now: datetime) -> Usage:
         starts: dict[str, Any] = {p: period_start(p, now) for p in PERIODS}
