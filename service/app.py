@@ -27,6 +27,7 @@ from service.api import (
     reports,
     safer_gambling,
 )
+from service.api.hot_path import CommandHotPath
 from service.api.problems import (
     MEDIA_TYPE,
     Problem,
@@ -34,7 +35,7 @@ from service.api.problems import (
     from_http_exception,
     problem_response,
 )
-from service.api.rendering import FastJSON
+from service.api.rendering import FastJSON, stamped
 from service.api.requests import request_id
 from service.api.schemas.common import ProblemSchema
 from service.bootstrap import Container, build
@@ -120,6 +121,8 @@ def create_app(
     _install_docs_assets(app)
     _install_handlers(app)
     cli.register(app)
+    # The body-less game commands are answered before Flask's dispatch (the hot path).
+    app.wsgi_app = CommandHotPath(app, app.wsgi_app)  # type: ignore[method-assign]
     return app
 
 
@@ -165,11 +168,7 @@ def _install_handlers(app: Flask) -> None:
 
     @app.after_request
     def stamp(response: Response) -> Response:
-        if "request_id" in g:
-            response.headers["X-Request-Id"] = g.request_id
-        # Wallets and game states are private and change with every command.
-        response.headers.setdefault("Cache-Control", "no-store")
-        return response
+        return stamped(response, g.get("request_id"))
 
     @app.errorhandler(Problem)
     def problem(error: Problem) -> Response:

@@ -9,14 +9,15 @@ a caller who may not use a route learns that before anything about its body.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
-from flask import current_app, g, request
+from flask import g, request
 
 from service.api.problems import Problem
 from service.api.wiring import services
-from service.services.access import Principal
+from service.bootstrap import Container
+from service.services.access import Access, Principal
 
 F = TypeVar("F", bound=Callable[..., Any])
 PlayerAccess = Literal["self", "owner", "seated", "any"] | None
@@ -27,14 +28,17 @@ CHALLENGE = {"WWW-Authenticate": 'Bearer realm="vegas-solitaire"'}
 def current_principal() -> Principal | None:
     """The caller, from ``Authorization: Bearer <key or token>``, looked up once a request."""
     if "principal" not in g:
-        header = request.headers.get("Authorization", "")
-        scheme, _, secret = header.partition(" ")
-        principal = None
-        if scheme.lower() == "bearer" and secret.strip():
-            principal = current_app.extensions["vegas"].access.authenticate(secret.strip())
-        g.principal = principal
+        g.principal = authenticate(request.headers.get("Authorization", ""), services().access)
     found: Principal | None = g.principal
     return found
+
+
+def authenticate(header: str, access: Access) -> Principal | None:
+    """Who an Authorization header's bearer key or token stands for (None: nobody)."""
+    scheme, _, secret = header.partition(" ")
+    if scheme.lower() == "bearer" and secret.strip():
+        return access.authenticate(secret.strip())
+    return None
 
 
 def allow(*staff: str, player: PlayerAccess = None) -> Callable[[F], F]:
@@ -45,38 +49,48 @@ def allow(*staff: str, player: PlayerAccess = None) -> Callable[[F], F]:
     def decorate(view: F) -> F:
         @functools.wraps(view)
         def checked(*args: Any, **kwargs: Any) -> Any:
-            principal = current_principal()
-            if principal is None:
-                raise Problem(
-                    "unauthorized", "send Authorization: Bearer <token>", headers=CHALLENGE
-                )
-            if principal.role == "player":
-                if player is None:
-                    raise Problem("forbidden", "players may not do this")
-                if player == "self" and kwargs.get("player_id") != principal.player_id:
-                    raise Problem("not-found", f"no player {kwargs.get('player_id')}")
-                game_id = kwargs.get("game_id")
-                if (
-                    player == "owner"
-                    and game_id is not None
-                    and services().games.owner(game_id) != principal.player_id
-                ):
-                    raise Problem("not-found", f"no game {game_id}")
-                duel_id = kwargs.get("duel_id")
-                if (
-                    player == "seated"
-                    and duel_id is not None
-                    and str(principal.player_id) not in services().duels.players(duel_id)
-                ):
-                    raise Problem("not-found", f"no duel {duel_id}")
-            elif principal.role not in staff:
-                raise Problem("forbidden", f"the {principal.role} role may not do this")
+            admit(current_principal(), services(), staff, player, kwargs)
             _require_json_body()
             return view(*args, **kwargs)
 
         return checked  # type: ignore[return-value]
 
     return decorate
+
+
+def admit(
+    principal: Principal | None,
+    container: Container,
+    staff: Sequence[str],
+    player: PlayerAccess,
+    route: Mapping[str, Any],
+) -> None:
+    """Refuse a caller the route does not let in (``allow``'s rule; ``route`` holds the URL's
+    variables): 401 with no valid token, 403 for a staff role not listed or a player where
+    players may not go, 404 for a player reaching for another's player, game or duel."""
+    if principal is None:
+        raise Problem("unauthorized", "send Authorization: Bearer <token>", headers=CHALLENGE)
+    if principal.role == "player":
+        if player is None:
+            raise Problem("forbidden", "players may not do this")
+        if player == "self" and route.get("player_id") != principal.player_id:
+            raise Problem("not-found", f"no player {route.get('player_id')}")
+        game_id = route.get("game_id")
+        if (
+            player == "owner"
+            and game_id is not None
+            and container.games.owner(game_id) != principal.player_id
+        ):
+            raise Problem("not-found", f"no game {game_id}")
+        duel_id = route.get("duel_id")
+        if (
+            player == "seated"
+            and duel_id is not None
+            and str(principal.player_id) not in container.duels.players(duel_id)
+        ):
+            raise Problem("not-found", f"no duel {duel_id}")
+    elif principal.role not in staff:
+        raise Problem("forbidden", f"the {principal.role} role may not do this")
 
 
 def _require_json_body() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from flask import Response, url_for
@@ -33,9 +34,12 @@ from service.api.schemas.games import (
     VoidSchema,
 )
 from service.api.wiring import services
+from service.bootstrap import Container
+from service.core.context import RequestContext
 from service.core.dealing import dealing
 from service.core.game_views import full_view, player_view
 from service.rules.actions import parse as parse_action
+from service.services.access import Principal
 from service.services.games import LoadedGame
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Deal and play games")
@@ -74,10 +78,21 @@ def player_prompt(*, checked: bool) -> dict[str, Any] | None:
     """What a player's answer says of the reality check due in their session: nothing due
     right after a deal or play action the check let through (``checked``), else read now.
     Staff sessions have none."""
-    principal = require_principal()
+    return prompt_for(services(), require_principal(), request_context, checked=checked)
+
+
+def prompt_for(
+    container: Container,
+    principal: Principal,
+    context: Callable[[], RequestContext],
+    *,
+    checked: bool,
+) -> dict[str, Any] | None:
+    """``player_prompt`` for the caller ``principal`` (``context`` builds its request's
+    context, only if the check must be read)."""
     if principal.player_id is None or checked:
         return None
-    due = services().safer.reality_check(request_context(), principal.player_id)
+    due = container.safer.reality_check(context(), principal.player_id)
     return due.shown() if due else None
 
 
@@ -134,8 +149,22 @@ class Game(MethodView):
 
 
 def _run(name: str, body: dict[str, Any], game_id: uuid.UUID) -> Any:
-    games = services().games
     context, version = request_context(), expected_version()
+    return command_answer(services(), require_principal(), context, name, body, game_id, version)
+
+
+def command_answer(
+    container: Container,
+    principal: Principal,
+    context: RequestContext,
+    name: str,
+    body: dict[str, Any],
+    game_id: uuid.UUID,
+    version: int | None,
+) -> Response:
+    """One command (``name``, with its validated ``body``) on a game, answered with the new
+    view: the command routes' work once the request is parsed (also service.api.hot_path's)."""
+    games = container.games
     # No automatic retry on a conflict: of two commands racing on one game, one applies and
     # the other is told (409), never both.
     if name == "collect":
@@ -148,7 +177,8 @@ def _run(name: str, body: dict[str, Any], game_id: uuid.UUID) -> Any:
             expected_version=version,
             retry_on_conflict=False,
         )
-    return answer(loaded, reality_check=player_prompt(checked=name != "collect"))
+    prompt = prompt_for(container, principal, lambda: context, checked=name != "collect")
+    return answer(loaded, reality_check=prompt)
 
 
 def _command_route(name: str, schema: type[Strict], summary: str) -> None:

@@ -10,11 +10,12 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Response, current_app, g, json, request
+from flask import Response, g, request
 from werkzeug.exceptions import HTTPException
 
 from events.records import ConcurrencyConflict
 from service import errors
+from service.api.rendering import encode
 from service.core.ledger import InsufficientFunds, TransactionIdReused
 from service.errors import (
     CertificationDisabled,
@@ -279,20 +280,22 @@ class Problem(Exception):
 
 
 def problem_response(problem: Problem) -> Response:
+    return problem_answer(problem, request.path, g.get("request_id"))
+
+
+def problem_answer(problem: Problem, path: str, request_id: str | None) -> Response:
+    """The problem document (RFC 9457) a request to ``path`` is answered with."""
     body = {
         "type": problem.type.uri,
         "title": problem.type.title,
         "status": problem.type.status,
         "detail": problem.detail,
-        "instance": request.path,
+        "instance": path,
         **problem.extra,
     }
-    request_id = g.get("request_id")
     if request_id:
         body["request_id"] = request_id
-    response = current_app.response_class(
-        json.dumps(body), status=problem.type.status, mimetype=MEDIA_TYPE
-    )
+    response = Response(encode(body), status=problem.type.status, mimetype=MEDIA_TYPE)
     response.headers.update(problem.headers)
     return response
 

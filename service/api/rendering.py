@@ -70,3 +70,12 @@ def game_view_response(view: dict[str, Any], status: int, headers: dict[str, str
     response.status_code = status
     response.headers.update(headers)
     return response
+
+
+def stamped(response: Response, request_id: str | None) -> Response:
+    """Every API answer's own headers: the request's id, and no caching (wallets and game
+    states are private and change with every command)."""
+    if request_id:
+        response.headers["X-Request-Id"] = request_id
+    response.headers.setdefault("Cache-Control", "no-store")
+    return response

@@ -19,6 +19,7 @@ from events.json_text import canonical_json
 from service.api.auth import require_principal
 from service.api.problems import Problem
 from service.core.context import RequestContext
+from service.services.access import Principal
 
 _VISIBLE = re.compile(r"[\x21-\x7e]{1,200}")
 
@@ -44,10 +45,14 @@ IF_MATCH_HEADER: dict[str, Any] = {
 def request_id() -> str:
     """The caller's X-Request-Id when it is sane, else a new one; echoed on the response."""
     if "request_id" not in g:
-        given = request.headers.get("X-Request-Id", "")
-        g.request_id = given if _VISIBLE.fullmatch(given) else str(uuid.uuid4())
+        g.request_id = request_id_from(request.headers.get("X-Request-Id", ""))
     found: str = g.request_id
     return found
+
+
+def request_id_from(given: str) -> str:
+    """An X-Request-Id header's value when it is sane, else a new id."""
+    return given if _VISIBLE.fullmatch(given) else str(uuid.uuid4())
 
 
 #: What ``json_body`` answers for a request that sent no body at all.
@@ -79,21 +84,41 @@ def json_body() -> Any:
 
 
 def request_context() -> RequestContext:
-    principal = require_principal()
-    key = request.headers.get("Idempotency-Key")
+    return context_for(
+        require_principal(),
+        request_id(),
+        request.headers.get("Idempotency-Key"),
+        request.method,
+        request.path,
+        json_body,
+    )
+
+
+def context_for(
+    principal: Principal,
+    request_id: str,
+    idempotency_key: str | None,
+    method: str,
+    path: str,
+    body: Callable[[], Any],
+) -> RequestContext:
+    """The service's view of a request: who, which request, and (with an Idempotency-Key)
+    what a retry must match. ``body`` reads the decoded body (NO_BODY if none was sent), only
+    when a key needs its fingerprint."""
+    key = idempotency_key
     if key is not None and not _VISIBLE.fullmatch(key):
         raise Problem("malformed-request", "Idempotency-Key must be 1-200 visible ASCII characters")
     fingerprint = ""
     if key is not None:
         # The fingerprint covers the decoded body, so a retry matches its original whatever its
         # framing or spacing, and any other body under the same key is a different request.
-        body = json_body()
-        shown = None if body is NO_BODY else body
-        described = f"{request.method} {request.path}\n{canonical_json(shown)}"
+        sent = body()
+        shown = None if sent is NO_BODY else sent
+        described = f"{method} {path}\n{canonical_json(shown)}"
         fingerprint = hashlib.sha256(described.encode()).hexdigest()
     return RequestContext(
         actor=principal.actor,
-        request_id=request_id(),
+        request_id=request_id,
         idempotency_key=key,
         fingerprint=fingerprint,
         session_started=principal.session_started,
@@ -102,10 +127,14 @@ def request_context() -> RequestContext:
 
 def expected_version() -> int | None:
     """The version an If-Match header names (ETags here are the quoted stream version)."""
-    value = request.headers.get("If-Match")
-    if value is None:
+    return version_from(request.headers.get("If-Match"))
+
+
+def version_from(if_match: str | None) -> int | None:
+    """The version an If-Match header's value names (None: no header)."""
+    if if_match is None:
         return None
-    digits = value.strip().removeprefix("W/").strip('"')
+    digits = if_match.strip().removeprefix("W/").strip('"')
     if not digits.isdigit() or len(digits) > 9:
         raise Problem("malformed-request", 'If-Match must be a game ETag such as "7"')
     return int(digits)

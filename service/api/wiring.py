@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from flask import current_app
+from flask import Flask, current_app
 
 from service.bootstrap import Container
 
 
 def services() -> Container:
-    container: Container = current_app.extensions["vegas"]
-    return container
+    return container_of(current_app)
+
+
+def container_of(app: Flask) -> Container:
+    """The app's container; an app that builds its services on first use builds them now."""
+    built: Container | None = app.extensions.get("vegas")
+    if built is None:
+        built = app.extensions["vegas_services"]()
+    return built

@@ -43,7 +43,7 @@ def test_the_database_hash_is_the_documented_one(admin_conn: Conn) -> None:
 
 
 def test_the_functions_a_command_writes_through_keep_their_plans(admin_conn: Conn) -> None:
-    languages = dict(
+    languages: dict[Any, Any] = dict(
         admin_conn.execute(
             """
             SELECT p.proname, l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
