@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
@@ -30,6 +30,7 @@ from service.core.context import Actor, RequestContext, event_metadata
 from service.core.dealing import CertificationDeal
 from service.core.game_views import ended, shown_data
 from service.core.paytable import Paytable, Quote, paytable_for
+from service.core.safer_gambling import Limit
 from service.core.streams import game_stream
 from service.errors import (
     CertificationDisabled,
@@ -66,6 +67,11 @@ class Decided:
 
     events: list[GameEvent]
     state: g.Game
+
+
+def _version(cached: LoadedGame | None) -> int:
+    """The version a load reads the stream after."""
+    return cached.state.version if cached else 0
 
 
 class _StateCache:
@@ -345,12 +351,17 @@ class Games:
                         stored = uow.claim(request)
                         if stored is not None:
                             return self._replayed(uow, stored)
-                    loaded = self._load(uow, game_id, None)
+                    checked = self._safer.session_checked(request)
+                    limits = None
+                    if paused_by_session_checks and checked is not None:
+                        loaded, limits = self._load_with_limits(uow, game_id, checked)
+                    else:
+                        loaded = self._load(uow, game_id, None)
                     if loaded.state.info is not None and loaded.state.info.duel_id is not None:
                         raise NotFound("game", game_id)  # a seat's game plays through its duel
                     self._check_owner(uow, loaded.state, game_id, request.actor)
                     if paused_by_session_checks:
-                        self._safer.check_session_in(uow, request)
+                        self._safer.check_session_in(uow, request, limits)
                     decided = self._decide(
                         uow, loaded, make, expected_version, reveals_seed=reveals_seed
                     )
@@ -585,9 +596,34 @@ class Games:
         """A game's state: the cached one brought up to date, else its snapshot's and the events
         after it, else the fold of its whole stream."""
         stream = game_stream(game_id)
-        cached = self._cache.get(stream) or self._from_snapshot(uow, stream)
-        after_version = cached.state.version if cached else 0
-        records = uow.events.read_stream(stream, after_version=after_version)
+        cached = self._base(uow, stream)
+        records = uow.events.read_stream(stream, after_version=_version(cached))
+        return self._brought_up(uow, game_id, cached, records, actor)
+
+    def _load_with_limits(
+        self, uow: UnitOfWork, game_id: uuid.UUID, player_id: str
+    ) -> tuple[LoadedGame, Mapping[str, Limit]]:
+        """``_load``, and the player's limits for a play action's session checks read with
+        the game's events, in one statement."""
+        stream = game_stream(game_id)
+        cached = self._base(uow, stream)
+        limits, records = uow.limits.limits_and_stream(player_id, stream, _version(cached))
+        return self._brought_up(uow, game_id, cached, records, None), limits
+
+    def _base(self, uow: UnitOfWork, stream: str) -> LoadedGame | None:
+        """What a load starts from: the cached state, else the snapshot's (None: nothing)."""
+        return self._cache.get(stream) or self._from_snapshot(uow, stream)
+
+    def _brought_up(
+        self,
+        uow: UnitOfWork,
+        game_id: uuid.UUID,
+        cached: LoadedGame | None,
+        records: list[RecordedEvent],
+        actor: Actor | None,
+    ) -> LoadedGame:
+        """The game ``cached`` left, with the events read after it folded in (and cached)."""
+        stream = game_stream(game_id)
         if cached is None and not records:
             raise NotFound("game", game_id)
         base = cached.state if cached else g.INITIAL

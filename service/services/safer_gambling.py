@@ -167,13 +167,27 @@ class SaferGambling:
                 raise NotFound("player", player_id)
             return self._due(uow, request, player_id)
 
-    def check_session_in(self, uow: UnitOfWork, request: RequestContext) -> None:
-        """A play action's checks, on the command's own connection: refuse it once the caller's
-        player session has lasted its session-time limit (LimitExceeded), and pause it while a
-        reality check of the session waits (RealityCheckDue). Staff sessions have neither."""
+    @staticmethod
+    def session_checked(request: RequestContext) -> str | None:
+        """The player whose session a play action's checks are for (None: staff, no checks)."""
         if request.session_started is None or request.actor.role != "player":
+            return None
+        return request.actor.id
+
+    def check_session_in(
+        self,
+        uow: UnitOfWork,
+        request: RequestContext,
+        limits: Mapping[str, rules.Limit] | None = None,
+    ) -> None:
+        """A play action's checks, on the command's own connection, with the player's
+        ``limits`` if the caller read them already: refuse it once the caller's player session
+        has lasted its session-time limit (LimitExceeded), and pause it while a reality check
+        of the session waits (RealityCheckDue). Staff sessions have neither."""
+        if self.session_checked(request) is None or request.session_started is None:
             return
-        limits = uow.limits.limits(request.actor.id)
+        if limits is None:
+            limits = uow.limits.limits(request.actor.id)
         rules.check_session_time(limits, request.session_started, self.clock())
         rules.check_no_reality_check_due(self._due(uow, request, request.actor.id, limits))
 

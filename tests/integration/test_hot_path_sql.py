@@ -12,6 +12,10 @@ from typing import Any
 import psycopg
 
 from events.chain import GENESIS, event_hash
+from service.bootstrap import Container
+from service.core.streams import game_stream
+from service.rules.actions import Draw
+from tests.integration.conftest import World, as_player
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -56,3 +60,27 @@ def test_the_functions_a_command_writes_through_keep_their_plans(admin_conn: Con
         "append_events": "plpgsql",
         "save_game_history": "plpgsql",
     }
+
+
+def test_a_play_action_reads_the_limits_and_the_new_events_in_one_statement(
+    world: World, container: Container
+) -> None:
+    """LimitStore.limits_and_stream answers what the two reads it replaces answer, with and
+    without limits, with and without events after the version asked for."""
+    player = world.player(balance=520)
+    game = world.game(player)
+    stream = game_stream(game.state.game_id)
+    ctx = as_player(player.player_id)
+    for _ in range(3):
+        container.games.play(ctx, uuid.UUID(game.state.game_id), Draw())
+    for limit_set in (False, True):
+        if limit_set:
+            container.safer.set_limit(ctx, player.player_id, "max-stake", 500)
+            container.safer.set_limit(ctx, player.player_id, "session-time", 90)
+        with container.unit_of_work() as uow:
+            for after in (0, 2, 4, 99):
+                limits, events = uow.limits.limits_and_stream(player.player_id, stream, after)
+                assert events == uow.events.read_stream(stream, after_version=after)
+                assert limits == uow.limits.limits(player.player_id)
+                assert bool(limits) is limit_set
+        assert [e.version for e in events] == []  # after 99: none
