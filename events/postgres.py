@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -148,18 +149,18 @@ class PendingAppend:
     def __init__(self, cur: psycopg.Cursor[Any], params: dict[str, Any]) -> None:
         self._cur = cur
         self._params = params
+        self._rows: list[tuple[Any, ...]] | None = None
         self._records: list[RecordedEvent] | None = None
+
+    def times(self) -> list[datetime]:
+        """When each event was recorded: all a command's answer needs of its own events (the
+        hot path), without decoding the records."""
+        return [row[2] for row in self._answer()]
 
     def records(self) -> list[RecordedEvent]:
         if self._records is None:
             p = self._params
-            stream_id, expected = p["stream_id"], p["expected_version"]
-            rows = []
-            if p["types"]:
-                with self._cur, conflicts(stream_id, expected):
-                    rows = self._cur.fetchall()
-            if len(rows) != len(p["types"]):  # pragma: no cover - all are appended or none
-                raise ConcurrencyConflict(stream_id, expected)
+            stream_id = p["stream_id"]
             self._records = [
                 RecordedEvent(
                     position,
@@ -174,9 +175,25 @@ class PendingAppend:
                     prev_hash,
                     digest,
                 )
-                for i, (position, version, recorded_at, prev_hash, digest) in enumerate(rows)
+                for i, (position, version, recorded_at, prev_hash, digest) in enumerate(
+                    self._answer()
+                )
             ]
         return self._records
+
+    def _answer(self) -> list[tuple[Any, ...]]:
+        """The database's part of each event (position, version, time, hashes), read once."""
+        if self._rows is None:
+            p = self._params
+            stream_id, expected = p["stream_id"], p["expected_version"]
+            rows = []
+            if p["types"]:
+                with self._cur, conflicts(stream_id, expected):
+                    rows = self._cur.fetchall()
+            if len(rows) != len(p["types"]):  # pragma: no cover - all are appended or none
+                raise ConcurrencyConflict(stream_id, expected)
+            self._rows = rows
+        return self._rows
 
 
 class PostgresEventStore:

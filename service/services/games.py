@@ -69,6 +69,10 @@ class Decided:
     state: g.Game
 
 
+def _times(records: Sequence[RecordedEvent]) -> list[datetime]:
+    return [r.recorded_at for r in records]
+
+
 def _version(cached: LoadedGame | None) -> int:
     """The version a load reads the stream after."""
     return cached.state.version if cached else 0
@@ -216,7 +220,7 @@ class Games:
                     amount=stake,
                     currency=table.currency,
                 )
-            loaded = self._after(None, state, recorded)
+            loaded = self._after(None, state, _times(recorded))
             uow.remember(request, {"game_id": str(game_id), "version": loaded.state.version})
             uow.commit()
         self._cache.put(stream, loaded)
@@ -374,7 +378,7 @@ class Games:
                             pending = self._write(uow, request, loaded, decided)
                             version = decided.state.version
                             uow.remember(request, {"game_id": str(game_id), "version": version})
-                    after = self._after(loaded, decided.state, pending.records())
+                    after = self._after(loaded, decided.state, pending.times())
                 self._cache.put(stream, after)
                 return after
             except ConcurrencyConflict:
@@ -397,7 +401,7 @@ class Games:
         decided = self._decide(uow, loaded, make, expected_version, reveals_seed=reveals_seed)
         uow.lock_for_write()
         pending = self._write(uow, request, loaded, decided)
-        return self._after(loaded, decided.state, pending.records()), decided.events
+        return self._after(loaded, decided.state, pending.times()), decided.events
 
     def _decide(
         self,
@@ -472,7 +476,7 @@ class Games:
         rules = game_named(seat.variant)
         meta = event_metadata(request, seat.paytable.id, seat.paytable.version, rules.rules_version)
         recorded = uow.events.append(stream, [NewEvent.of(e, meta) for e in events], 0)
-        return self._after(None, g.fold(events), recorded)
+        return self._after(None, g.fold(events), _times(recorded))
 
     def secret_in(self, uow: UnitOfWork, game_id: uuid.UUID, commitment: str | None) -> Secret:
         """The game's secret, decrypted: its server seed (hex) or its given deck. It must be
@@ -535,7 +539,7 @@ class Games:
             records = uow.events.read_stream(game_stream(game_id), to_version=to_version)
             if not records:
                 raise NotFound("game", game_id)
-            loaded = self._after(None, g.fold(decode_records(records)), records)
+            loaded = self._after(None, g.fold(decode_records(records)), _times(records))
             self._check_owner(uow, loaded.state, game_id, actor)
             return loaded
 
@@ -628,7 +632,7 @@ class Games:
             raise NotFound("game", game_id)
         base = cached.state if cached else g.INITIAL
         loaded = (
-            self._after(cached, g.fold(decode_records(records), base), records)
+            self._after(cached, g.fold(decode_records(records), base), _times(records))
             if records
             else cached
         )
@@ -673,7 +677,8 @@ class Games:
         game_id = uuid.UUID(str(stored["game_id"]))
         version = int(str(stored["version"]))
         records = uow.events.read_stream(game_stream(game_id), to_version=version)
-        return replace(self._after(None, g.fold(decode_records(records)), records), replayed=True)
+        loaded = self._after(None, g.fold(decode_records(records)), _times(records))
+        return replace(loaded, replayed=True)
 
     # --- shared steps ---------------------------------------------------------------------------
 
@@ -687,11 +692,11 @@ class Games:
         return table.id, table.version
 
     @staticmethod
-    def _after(
-        before: LoadedGame | None, state: g.Game, records: Sequence[RecordedEvent]
-    ) -> LoadedGame:
-        started = before.started_at if before else records[0].recorded_at
-        last = records[-1].recorded_at if records else (before.last_event_at if before else started)
+    def _after(before: LoadedGame | None, state: g.Game, times: Sequence[datetime]) -> LoadedGame:
+        """The game ``before`` left, now at ``state`` after events recorded at ``times`` (all a
+        LoadedGame needs of them)."""
+        started = before.started_at if before else times[0]
+        last = times[-1] if times else (before.last_event_at if before else started)
         ended = before.ended_at if before else None
         if state.is_over and ended is None:
             ended = last
@@ -720,7 +725,6 @@ class Games:
         events: Sequence[GameEvent],
     ) -> None:
         """Voids and big wins go to the significant-events log, in the same transaction."""
-        game_id, player_id = uuid.UUID(state.game_id), uuid.UUID(state.player_id)
         for event in events:
             if isinstance(event, Voided):
                 kind, amount = "void", event.refund
@@ -741,8 +745,8 @@ class Games:
                 kind,
                 request.actor.id,
                 details,
-                game_id=game_id,
-                player_id=player_id,
+                game_id=uuid.UUID(state.game_id),
+                player_id=uuid.UUID(state.player_id),
                 amount=amount,
                 currency=event.currency,
             )
