@@ -10,6 +10,8 @@ fixed time after a short warm-up, one wrk run per phase:
   rate shows the scripting is not what limits the figures;
 - plays: each connection draws through a Klondike game of its own and turns the waste over
   when the stock runs out (one wrk thread per connection, so no two requests race on a game);
+  /healthz and plays run back to back in BENCH_HTTP_ROUNDS rounds (3), and the plays' ratio to
+  /healthz is the median of the rounds' paired ratios;
 - deals: each connection deals one game for each of its own players in turn;
 - collects: each connection collects the games the deals phase dealt.
 
@@ -26,6 +28,7 @@ import os
 import resource
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -47,6 +50,8 @@ from tests.debian import missing_after_install
 
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
 SECONDS = int(os.environ.get("BENCH_SECONDS", "10"))
+#: Rounds of /healthz then plays, each round's ratio paired (the figure: their median).
+ROUNDS = int(os.environ.get("BENCH_HTTP_ROUNDS", "3"))
 WARMUP = int(os.environ.get("BENCH_WARMUP_SECONDS", "2"))
 #: Players each connection deals for in the deals phase: more than it can reach.
 DEALERS = int(os.environ.get("BENCH_DEALERS_PER_CONNECTION", "120"))
@@ -261,11 +266,24 @@ def run() -> Iterator[str]:
                 f"{os.environ.get('WEB_WORKERS', 'default')} workers), wrk "
                 f"{_version(wrk)}, {CONNECTIONS} connections, {SECONDS} s a phase"
             )
-            plain = bench.run("healthz", None)
-            healthz = plain.rate
-            yield plain.line(healthz)
-            yield bench.run("healthz via Lua", "healthz.lua").line(healthz)
-            yield bench.run("plays", "plays.lua", plays).line(healthz)
+            ratios, tails = [], []
+            for round_ in range(1, ROUNDS + 1):
+                # /healthz and plays back to back, so the machine is alike for both: a shared
+                # one's speed drifts by more than the figures it measures.
+                plain = bench.run("healthz", None)
+                healthz = plain.rate
+                yield f"round {round_}: {plain.line(healthz)}"
+                if round_ == 1:
+                    yield bench.run("healthz via Lua", "healthz.lua").line(healthz)
+                played = bench.run("plays", "plays.lua", plays)
+                yield f"round {round_}: {played.line(healthz)}"
+                ratios.append(played.rate / healthz)
+                tails.append(played.p99_ms)
+            yield (
+                f"plays / healthz, the median of {ROUNDS} rounds' paired ratios: "
+                f"{statistics.median(ratios):.2f} ({', '.join(f'{r:.2f}' for r in ratios)}); "
+                f"plays p99 median {statistics.median(tails):.1f} ms"
+            )
             by_connection = [dealers[i::CONNECTIONS] for i in range(CONNECTIONS)]
             deal_lines = [" ".join(token for _, token in mine) for mine in by_connection]
             # Half the time: a connection's players must outlast it, however unevenly the
