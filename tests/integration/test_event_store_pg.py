@@ -141,7 +141,9 @@ def test_appends_to_two_streams_share_one_transaction(container: Container) -> N
 
 
 def test_append_is_one_round_trip(container: Container) -> None:
-    """The lock, the head check and the inserts are one statement: one Sync, one wait."""
+    """The lock, the head check and the inserts are one statement: one Sync, one wait. (The
+    statement's first use on a connection prepares it, a round trip of its own; every later
+    append is one.)"""
     stream = _stream()
     new = [
         _new(),
@@ -149,6 +151,7 @@ def test_append_is_one_round_trip(container: Container) -> None:
         NewEvent.of(CardTurned("tableau:0", "KS"), {"actor": "t", "role": "system"}),
     ]
     with container.unit_of_work() as uow, tempfile.TemporaryFile("w+") as trace:
+        uow.events.append(_stream(), [_new()], 0)  # prepared on this connection, if it was not
         uow.conn.execute("SELECT 1")  # the transaction's BEGIN, sent before we count
         uow.conn.pgconn.trace(trace.fileno())
         uow.conn.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
