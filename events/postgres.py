@@ -129,9 +129,10 @@ def send_appending(
     """Send a statement that appends (append_events, or a function that calls it) and returns
     the recorded rows. Inside the caller's pipeline it is queued, and its answer comes with the
     caller's sync; alone it is executed at once, one round trip (its first use on a connection
-    prepares it first, one more), and outside a transaction it commits by itself. Not a pipeline of its own: for one statement that costs the client
-    more CPU than it saves (issue 25: 1.76 against 1.45 CPU-ms a play, four threads playing
-    through the WSGI app). Prepared explicitly: psycopg does not auto-prepare in a pipeline."""
+    prepares it first, one more), and outside a transaction it commits by itself. Not a
+    pipeline of its own: for one statement that costs the client more CPU than it saves (issue
+    25: 1.76 against 1.45 CPU-ms a play, four threads playing through the WSGI app). Prepared
+    explicitly: psycopg does not auto-prepare in a pipeline."""
     stream_id, expected_version = params["stream_id"], params["expected_version"]
     cur = conn.cursor()
     if params["types"]:

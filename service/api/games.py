@@ -196,12 +196,19 @@ def _command_route(name: str, schema: type[Strict], summary: str) -> None:
         return _run(name, body, game_id)
 
 
-_command_route("draw", EmptySchema, "Draw from the stock (1 or 3 cards)")
-_command_route("recycle", EmptySchema, "Turn the waste back into the stock")
-_command_route("move", MoveSchema, "Move cards between piles")
-_command_route("turn", TurnSchema, "Turn a face-down top card (a column, or any pile)")
-_command_route("undo", EmptySchema, "Undo the last action, where the rules allow")
-_command_route("collect", EmptySchema, "End the game and collect the winnings")
+#: The command routes: each one's name, body schema and summary.
+COMMAND_ROUTES: tuple[tuple[str, type[Strict], str], ...] = (
+    ("draw", EmptySchema, "Draw from the stock (1 or 3 cards)"),
+    ("recycle", EmptySchema, "Turn the waste back into the stock"),
+    ("move", MoveSchema, "Move cards between piles"),
+    ("turn", TurnSchema, "Turn a face-down top card (a column, or any pile)"),
+    ("undo", EmptySchema, "Undo the last action, where the rules allow"),
+    ("collect", EmptySchema, "End the game and collect the winnings"),
+)
+for _name, _schema, _summary in COMMAND_ROUTES:
+    _command_route(_name, _schema, _summary)
+#: The commands whose body is empty (service/api/hot_path.py answers them sent without one).
+BODYLESS_COMMANDS = tuple(name for name, schema, _ in COMMAND_ROUTES if schema is EmptySchema)
 
 
 @blp.route("/<uuid:game_id>/actions", methods=["POST"])

@@ -22,10 +22,11 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response
+from werkzeug.routing import UUIDConverter
 from werkzeug.wsgi import get_path_info
 
 from service.api.auth import admit, authenticate
-from service.api.games import command_answer
+from service.api.games import BODYLESS_COMMANDS, command_answer
 from service.api.problems import from_exception, problem_answer
 from service.api.rendering import stamped
 from service.api.requests import NO_BODY, context_for, request_id_from, version_from
@@ -34,13 +35,8 @@ from service.api.wiring import container_of
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
-#: The commands whose schema is empty (games.py registers them with EmptySchema).
-COMMANDS = ("draw", "recycle", "undo", "collect")
-#: The command routes' path, the game's id as werkzeug's uuid converter matches it.
-PATH = re.compile(
-    r"/v1/games/([A-Fa-f0-9]{8}-[A-Fa-f0-9]{4}-[A-Fa-f0-9]{4}-[A-Fa-f0-9]{4}-[A-Fa-f0-9]{12})"
-    rf"/({'|'.join(COMMANDS)})"
-)
+#: The body-less command routes' path, the game's id as the routes' uuid converter matches it.
+PATH = re.compile(rf"/v1/games/({UUIDConverter.regex})/({'|'.join(BODYLESS_COMMANDS)})")
 
 
 class CommandHotPath:
