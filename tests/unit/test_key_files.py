@@ -5,6 +5,7 @@ the same one)."""
 from __future__ import annotations
 
 import stat
+import threading
 from pathlib import Path
 
 from events.anchor import Signer
@@ -32,3 +33,30 @@ def test_the_embedded_seed_and_signing_keys_are_usable_and_stable(tmp_path: Path
     assert Signer.from_pem(embedded_signing_key(tmp_path)).key_id == signer.key_id
     vault = SeedVault([embedded_key(tmp_path)])
     assert SeedVault([embedded_key(tmp_path)]).decrypt(vault.encrypt(b"seed")) == b"seed"
+
+
+def test_a_process_racing_the_first_never_reads_a_half_written_key(tmp_path: Path) -> None:
+    """Two of gunicorn's workers booting together: one still making its key while the other
+    looks. Each ends with the same whole key; none reads an empty or partial file (the
+    embedded test server's second worker once read a signing key that was not written yet)."""
+    path = tmp_path / "a.key"
+    slow_started, fast_done = threading.Event(), threading.Event()
+    found: dict[str, bytes] = {}
+
+    def slow() -> bytes:
+        slow_started.set()
+        assert fast_done.wait(10)  # the other process looks meanwhile
+        return b"slow-key"
+
+    def first() -> None:
+        found["first"] = generated_once(path, slow)
+
+    racing = threading.Thread(target=first)
+    racing.start()
+    assert slow_started.wait(10)
+    found["second"] = generated_once(path, lambda: b"fast-key")
+    fast_done.set()
+    racing.join(10)
+    assert found == {"first": b"fast-key", "second": b"fast-key"}
+    assert path.read_bytes() == b"fast-key"
+    assert [p.name for p in tmp_path.iterdir()] == ["a.key"]  # no writes left behind
