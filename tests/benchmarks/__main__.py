@@ -6,12 +6,13 @@ import platform
 import sys
 import time
 
-from tests.benchmarks import audit, duels, growth, http, rules, store
+from tests.benchmarks import audit, duels, growth, hot_path, http, rules, store
 
 SUITES = {
     "rules": rules.run,
     "store": store.run,
     "http": http.run,
+    "hot_path": hot_path.run,
     "audit": audit.run,
     "duels": duels.run,
     "growth": growth.run,
