@@ -355,16 +355,18 @@ class Games:
                         stored = uow.claim(request)
                         if stored is not None:
                             return self._replayed(uow, stored)
-                    checked = self._safer.session_checked(request)
+                    checked = (
+                        self._safer.session_checked(request) if paused_by_session_checks else None
+                    )
                     limits = None
-                    if paused_by_session_checks and checked is not None:
-                        loaded, limits = self._load_with_limits(uow, game_id, checked)
-                    else:
+                    if checked is None:
                         loaded = self._load(uow, game_id, None)
+                    else:
+                        loaded, limits = self._load_with_limits(uow, game_id, checked)
                     if loaded.state.info is not None and loaded.state.info.duel_id is not None:
                         raise NotFound("game", game_id)  # a seat's game plays through its duel
                     self._check_owner(uow, loaded.state, game_id, request.actor)
-                    if paused_by_session_checks:
+                    if limits is not None:
                         self._safer.check_session_in(uow, request, limits)
                     decided = self._decide(
                         uow, loaded, make, expected_version, reveals_seed=reveals_seed
@@ -602,7 +604,7 @@ class Games:
         stream = game_stream(game_id)
         cached = self._base(uow, stream)
         records = uow.events.read_stream(stream, after_version=_version(cached))
-        return self._brought_up(uow, game_id, cached, records, actor)
+        return self._brought_up(uow, game_id, stream, cached, records, actor)
 
     def _load_with_limits(
         self, uow: UnitOfWork, game_id: uuid.UUID, player_id: str
@@ -612,7 +614,7 @@ class Games:
         stream = game_stream(game_id)
         cached = self._base(uow, stream)
         limits, records = uow.limits.limits_and_stream(player_id, stream, _version(cached))
-        return self._brought_up(uow, game_id, cached, records, None), limits
+        return self._brought_up(uow, game_id, stream, cached, records, None), limits
 
     def _base(self, uow: UnitOfWork, stream: str) -> LoadedGame | None:
         """What a load starts from: the cached state, else the snapshot's (None: nothing)."""
@@ -622,12 +624,12 @@ class Games:
         self,
         uow: UnitOfWork,
         game_id: uuid.UUID,
+        stream: str,
         cached: LoadedGame | None,
         records: list[RecordedEvent],
         actor: Actor | None,
     ) -> LoadedGame:
         """The game ``cached`` left, with the events read after it folded in (and cached)."""
-        stream = game_stream(game_id)
         if cached is None and not records:
             raise NotFound("game", game_id)
         base = cached.state if cached else g.INITIAL

@@ -175,20 +175,15 @@ class SaferGambling:
         return request.actor.id
 
     def check_session_in(
-        self,
-        uow: UnitOfWork,
-        request: RequestContext,
-        limits: Mapping[str, rules.Limit] | None = None,
+        self, uow: UnitOfWork, request: RequestContext, limits: Mapping[str, rules.Limit]
     ) -> None:
-        """A play action's checks, on the command's own connection, with the player's
-        ``limits`` if the caller read them already: refuse it once the caller's player session
-        has lasted its session-time limit (LimitExceeded), and pause it while a reality check
-        of the session waits (RealityCheckDue). Staff sessions have neither."""
-        if self.session_checked(request) is None or request.session_started is None:
-            return
-        if limits is None:
-            limits = uow.limits.limits(request.actor.id)
-        rules.check_session_time(limits, request.session_started, self.clock())
+        """A play action's checks in the player session ``session_checked`` named, on the
+        command's own connection, with the player's ``limits`` (read with the game's events):
+        refuse it once the session has lasted its session-time limit (LimitExceeded), and pause
+        it while a reality check of the session waits (RealityCheckDue)."""
+        started = request.session_started
+        assert started is not None  # a player session: session_checked named its player
+        rules.check_session_time(limits, started, self.clock())
         rules.check_no_reality_check_due(self._due(uow, request, request.actor.id, limits))
 
     def acknowledge(self, request: RequestContext, player_id: uuid.UUID) -> RealityCheck | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import psycopg
 
-from events.postgres import COLUMNS
+from events.postgres import READ_STREAM_SQL
 from events.records import RecordedEvent
 from service.core.safer_gambling import (
     PERIODS,
@@ -32,16 +32,13 @@ SELECT array_agg(limit_name), array_agg(previous), array_agg(value), array_agg(e
 """
 
 # A player's play action's first read in one statement (issue 25: a statement less on the hot
-# path): the player's limits, for the session checks, and the game's events after the version
-# the service has folded (READ_STREAM_SQL's, in version order). A game with no new events still
+# path): the player's limits, for the session checks, and the event store's own read of the
+# game's events after the version the service has folded. A game with no new events still
 # answers one row, its event columns NULL.
 LIMITS_AND_STREAM_SQL = f"""
 SELECT l.*, e.*
   FROM ({LIMITS_SQL}) AS l
-  LEFT JOIN LATERAL (SELECT {COLUMNS}
-                       FROM events
-                      WHERE stream_id = %(stream_id)s AND version > %(after_version)s) AS e
-         ON true
+  LEFT JOIN LATERAL ({READ_STREAM_SQL}) AS e ON true
  ORDER BY e.version
 """
 
@@ -102,7 +99,12 @@ class LimitStore:
         self, player_id: object, stream_id: str, after_version: int
     ) -> tuple[dict[str, Limit], list[RecordedEvent]]:
         """The player's limits and the stream's events after ``after_version``, in one read."""
-        params = {"player_id": player_id, "stream_id": stream_id, "after_version": after_version}
+        params = {
+            "player_id": player_id,
+            "stream_id": stream_id,
+            "after_version": after_version,
+            "to_version": None,
+        }
         rows = self._conn.execute(LIMITS_AND_STREAM_SQL, params, prepare=True).fetchall()
         events = [RecordedEvent(*row[4:]) for row in rows if row[4] is not None]
         return _limits(rows[0]), events
