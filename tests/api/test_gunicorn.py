@@ -1,8 +1,11 @@
 """The service as it is deployed: a real gunicorn (two worker processes, service.wsgi:app)
-on a free local port, configured only through the environment, driven over real HTTP."""
+on a free local port, configured only through the environment, driven over real HTTP; and
+gunicorn with `make run`'s own configuration, sharing kept-alive connections out evenly among
+its workers (service/runtime/balanced_worker.py)."""
 
 from __future__ import annotations
 
+import http.client
 import os
 import signal
 import socket
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import psutil
 import pytest
 import requests
 
@@ -24,6 +28,7 @@ from service.runtime.config import PROJECT_ROOT, Settings
 from tests.builders import easy_deck
 
 GUNICORN = Path(sys.executable).parent / "gunicorn"
+CONFIG = PROJECT_ROOT / "service" / "runtime" / "gunicorn_config.py"
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 20.0
 
@@ -73,33 +78,43 @@ def _wait_until_up(server: Server) -> None:
     pytest.fail(f"gunicorn did not answer /healthz in {START_TIMEOUT:.0f} s:\n{server.output()}")
 
 
-@pytest.fixture(scope="module")
-def gunicorn(database_url: str, settings: Settings, tmp_path_factory: Any) -> Iterator[Server]:
-    port = _free_port()
+def _environment(database_url: str, settings: Settings) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("APP_ENV", "CERTIFICATION_MODE")}
-    env |= {
+    return env | {
         "DATABASE_URL": database_url,
         "SEED_ENCRYPTION_KEYS": settings.seed_keys[0],
         "CERTIFICATION_MODE": "1",
         "APP_ENV": "test",
         "DB_POOL_MAX": "4",
     }
+
+
+def _serve(
+    port: int, arguments: list[str], env: dict[str, str], log: IO[bytes]
+) -> Iterator[Server]:
+    process = subprocess.Popen(
+        [str(GUNICORN), *arguments, "service.wsgi:app"],
+        cwd=PROJECT_ROOT,
+        env=env | {"PORT": str(port)},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    server = Server(process, f"http://127.0.0.1:{port}", log)
+    try:
+        _wait_until_up(server)
+        yield server
+    finally:
+        if process.poll() is None:
+            server.stop()
+
+
+@pytest.fixture(scope="module")
+def gunicorn(database_url: str, settings: Settings, tmp_path_factory: Any) -> Iterator[Server]:
     log_path = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
+    env = _environment(database_url, settings)
     with log_path.open("w+b") as log:
-        process = subprocess.Popen(
-            [str(GUNICORN), "-w", "2", "-b", f"127.0.0.1:{port}", "service.wsgi:app"],
-            cwd=PROJECT_ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        server = Server(process, f"http://127.0.0.1:{port}", log)
-        try:
-            _wait_until_up(server)
-            yield server
-        finally:
-            if process.poll() is None:
-                server.stop()
+        port = _free_port()
+        yield from _serve(port, ["-w", "2", "-b", f"127.0.0.1:{port}"], env, log)
 
 
 def _check(response: requests.Response, status: int) -> Any:
@@ -190,5 +205,128 @@ def test_gunicorn_stops_cleanly_on_sigterm(gunicorn: Server) -> None:
     assert gunicorn.stop() == 0, gunicorn.output()
     output = gunicorn.output()
     assert "Shutting down: Master" in output
+    assert "Traceback" not in output, output
+    assert "[ERROR]" not in output, output
+
+
+# --- `make run`'s configuration: kept-alive connections shared out evenly ---------------------
+
+
+@pytest.fixture
+def deployed(database_url: str, settings: Settings, tmp_path: Path) -> Iterator[Server]:
+    """gunicorn as `make run` starts it (its configuration file), with four workers."""
+    env = _environment(database_url, settings) | {"WEB_WORKERS": "4", "WEB_THREADS": "2"}
+    with (tmp_path / "gunicorn.log").open("w+b") as log:
+        # Kept alive longer than configured (5 s), so no idle connection of the tests' closes
+        # while a worker boots.
+        arguments = ["-c", str(CONFIG), "--keep-alive", "120"]
+        for server in _serve(_free_port(), arguments, env, log):
+            # One worker answering is not all four up: until a worker has loaded the app, it
+            # takes no connections and its siblings do not wait for it.
+            deadline = time.monotonic() + START_TIMEOUT
+            while len(_polling(server)) < 4:
+                assert time.monotonic() < deadline, server.output()
+                time.sleep(0.1)
+            yield server
+
+
+def _polling(server: Server) -> set[int]:
+    """The workers whose event loop is polling the listening socket (Linux: each epoll
+    instance lists the descriptors it watches in /proc/<pid>/fdinfo as "tfd: <fd>")."""
+    listening = {
+        c.fd for c in psutil.Process(server.process.pid).net_connections("tcp") if c.fd >= 0
+    }
+    found = set()
+    for worker in _workers(server):
+        for fd in Path(f"/proc/{worker.pid}/fd").iterdir():
+            if os.readlink(fd) != "anon_inode:[eventpoll]":
+                continue
+            watched = {
+                int(line.split()[1])
+                for line in Path(f"/proc/{worker.pid}/fdinfo/{fd.name}").read_text().splitlines()
+                if line.startswith("tfd:")
+            }
+            if listening & watched:
+                found.add(worker.pid)
+    return found
+
+
+def _connect(server: Server) -> http.client.HTTPConnection:
+    """A connection kept alive after one answered request."""
+    port = int(server.url.rsplit(":", 1)[1])
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", "/healthz")
+    answer = connection.getresponse()
+    answer.read()
+    assert answer.status == 200
+    return connection
+
+
+def _workers(server: Server) -> list[psutil.Process]:
+    return psutil.Process(server.process.pid).children()
+
+
+def _held(server: Server) -> dict[int, set[int]]:
+    """Each worker's pid: the client ports of the connections it holds."""
+    port = int(server.url.rsplit(":", 1)[1])
+    return {
+        worker.pid: {
+            c.raddr.port
+            for c in worker.net_connections("tcp")
+            if c.status == psutil.CONN_ESTABLISHED and c.laddr.port == port
+        }
+        for worker in _workers(server)
+    }
+
+
+def _counts(server: Server) -> list[int]:
+    return sorted(len(ports) for ports in _held(server).values())
+
+
+def test_kept_alive_connections_are_shared_out_evenly(deployed: Server) -> None:
+    """gthread alone leaves each connection with whichever worker woke first (18/7/5/2 seen)."""
+    connections = [_connect(deployed) for _ in range(24)]
+    try:
+        assert _counts(deployed) == [6, 6, 6, 6], deployed.output()
+    finally:
+        for connection in connections:
+            connection.close()
+
+
+def test_a_worker_started_again_takes_the_next_connections(deployed: Server) -> None:
+    """A killed worker's slot is freed (the master's child_exit hook) and its successor, holding
+    none, takes every new connection until it holds as many as its siblings."""
+    connections = [_connect(deployed) for _ in range(12)]
+    try:
+        victim, *survivors = _workers(deployed)
+        old = {victim.pid, *(worker.pid for worker in survivors)}
+        victim.kill()
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:  # until the successor polls: a survivor takes connections until then
+            assert time.monotonic() < deadline, deployed.output()
+            fresh = _connect(deployed)
+            connections.append(fresh)
+            if _owner(deployed, fresh) not in old:
+                break
+            fresh.close()
+            time.sleep(0.2)
+        connections += [_connect(deployed) for _ in range(2)]
+        while _counts(deployed) != [3, 3, 3, 3]:  # until the survivors have seen the closes
+            assert time.monotonic() < deadline, (_counts(deployed), deployed.output())
+            time.sleep(0.1)
+    finally:
+        for connection in connections:
+            connection.close()
+
+
+def _owner(server: Server, connection: http.client.HTTPConnection) -> int | None:
+    client_port = connection.sock.getsockname()[1]
+    return next((pid for pid, ports in _held(server).items() if client_port in ports), None)
+
+
+def test_make_runs_gunicorn_stops_cleanly_on_sigterm(deployed: Server) -> None:
+    _connect(deployed).close()
+    assert deployed.stop() == 0, deployed.output()
+    output = deployed.output()
     assert "Traceback" not in output, output
     assert "[ERROR]" not in output, output

@@ -44,6 +44,7 @@ from cryptography.fernet import Fernet
 
 from service.bootstrap import Container, build
 from service.core.context import Actor, RequestContext
+from service.runtime import gunicorn_config
 from service.runtime.config import PROJECT_ROOT, Settings
 from tests.dbtools import scratch_database, server_admin_url
 from tests.debian import missing_after_install
@@ -263,7 +264,7 @@ def run() -> Iterator[str]:
             bench = Bench(wrk, base, Usage(server), data_dir)
             yield (
                 f"gunicorn as make run starts it (service/runtime/gunicorn_config.py: "
-                f"{os.environ.get('WEB_WORKERS', 'default')} workers), wrk "
+                f"{gunicorn_config.workers} workers x {gunicorn_config.threads} threads), wrk "
                 f"{_version(wrk)}, {CONNECTIONS} connections, {SECONDS} s a phase"
             )
             ratios, tails = [], []

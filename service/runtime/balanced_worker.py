@@ -1,0 +1,128 @@
+"""gunicorn's threaded worker, sharing kept-alive connections out evenly among the workers
+(issue 25).
+
+Why. gthread's workers all poll the one listening socket and whichever wakes first accepts, so
+long-lived connections (a load balancer's, a front-end's) land on them by chance: wrk's 32
+landed 27/5/5/5 and 15/9/4/4 on four workers. Each worker gets about the same CPU, so the
+crowded one's clients wait longest and set the tail: the plays' p99 at 32 connections fell
+from 83-111 ms to 63-76 ms with four workers once the connections were shared out evenly
+(interleaved runs of `make bench SUITES=http`'s plays, November 2026).
+
+How. The master makes a small table in shared memory before it forks the workers (this module
+is imported with the worker class, in the master): a slot a worker, holding its pid, its open
+connections, whether it takes connections at all (it is running and under
+``worker_connections``) and when its loop last turned. A worker stops polling the listener
+while a sibling that takes connections holds fewer than it does, and looks again every
+``RECHECK`` seconds. The least loaded worker never declines, so a new connection waits at most
+``RECHECK`` for one that declined earlier to look again. A slot is freed when its worker exits
+(the master's ``child_exit`` hook calls ``release``); one whose loop has not turned for
+``STALE_AFTER`` seconds (a stuck worker) no longer counts and may be taken over. Nothing is
+capped: ``worker_connections`` limits a worker as before. The count is gthread's own
+``nr_conns``, mirrored into the slot whenever it changes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from typing import Any
+
+from gunicorn.workers.gthread import ThreadWorker
+
+#: At most this many workers share connections out; any more run as plain gthread workers.
+SLOTS = 256
+#: A slot whose worker's loop has not turned for this long is a stuck worker's.
+STALE_AFTER = 2.0
+#: How often a worker that declined looks again at its siblings (so the longest a new
+#: connection can wait for one of them; the wake-ups cost next to nothing).
+RECHECK = 0.01
+
+# Made in the master, inherited by every worker it forks (shared memory, not copies). The lock
+# guards taking a slot; a slot's other fields are written by its own worker alone.
+_PIDS = multiprocessing.RawArray("q", SLOTS)
+_CONNECTIONS = multiprocessing.RawArray("i", SLOTS)
+_TAKES = multiprocessing.RawArray("b", SLOTS)
+_SEEN = multiprocessing.RawArray("d", SLOTS)
+_TAKING = multiprocessing.Lock()
+
+
+def take_slot(pid: int, now: float) -> int | None:
+    """A free or stale slot, now ``pid``'s (None when every slot is a live worker's)."""
+    with _TAKING:
+        for slot in range(SLOTS):
+            if _PIDS[slot] == 0 or now - _SEEN[slot] > STALE_AFTER:
+                _CONNECTIONS[slot], _TAKES[slot], _SEEN[slot] = 0, 0, now
+                _PIDS[slot] = pid
+                return slot
+    return None
+
+
+def release(pid: int) -> None:
+    """Free the slot of a worker that has exited (run in the master)."""
+    with _TAKING:
+        for slot in range(SLOTS):
+            if _PIDS[slot] == pid:
+                _PIDS[slot], _TAKES[slot] = 0, 0
+
+
+def should_decline(slot: int, now: float) -> bool:
+    """Whether a live sibling that takes connections holds fewer than ``slot``."""
+    mine = _CONNECTIONS[slot]
+    for other in range(SLOTS):
+        if (
+            other != slot
+            and _PIDS[other] != 0
+            and _TAKES[other]
+            and _CONNECTIONS[other] < mine
+            and now - _SEEN[other] <= STALE_AFTER
+        ):
+            return True
+    return False
+
+
+class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has no types
+    """gthread, accepting only while no sibling that takes connections holds fewer."""
+
+    _slot: int | None = None
+    _connections = 0
+    _declined = False
+
+    @property
+    def nr_conns(self) -> int:
+        return self._connections
+
+    @nr_conns.setter
+    def nr_conns(self, value: int) -> None:
+        self._connections = value
+        if self._slot is not None:
+            _CONNECTIONS[self._slot] = value
+
+    def init_process(self) -> None:
+        self._slot = take_slot(os.getpid(), time.monotonic())
+        self.nr_conns = self._connections
+        super().init_process()  # runs the worker's loop
+
+    def set_accept_enabled(self, enabled: bool) -> None:
+        # gthread's loop asks for polling on every turn while it is running, under
+        # worker_connections and not polling: that turn is where a worker that declined looks
+        # at its siblings again. It asks for none when it is full or stopping.
+        if self._slot is not None:
+            _TAKES[self._slot] = 1 if enabled else 0
+        self._declined = enabled and self._slot is not None and self._decline()
+        super().set_accept_enabled(enabled and not self._declined)
+
+    def accept(self, listener: Any) -> None:
+        super().accept(listener)
+        if self._slot is not None and self._decline():
+            self._declined = True
+            super().set_accept_enabled(False)
+
+    def wait_for_and_dispatch_events(self, timeout: float) -> None:
+        if self._slot is not None:
+            _SEEN[self._slot] = time.monotonic()
+        super().wait_for_and_dispatch_events(min(timeout, RECHECK) if self._declined else timeout)
+
+    def _decline(self) -> bool:
+        assert self._slot is not None
+        return should_decline(self._slot, time.monotonic())
