@@ -15,8 +15,9 @@ connections, whether it takes connections at all (it is running and under
 while a sibling that takes connections holds fewer than it does, and looks again every
 ``RECHECK`` seconds. The least loaded worker never declines, so a new connection waits at most
 ``RECHECK`` for one that declined earlier to look again. A slot is freed when its worker exits
-(the master's ``child_exit`` hook calls ``release``); one whose loop has not turned for
-``STALE_AFTER`` seconds (a stuck worker) no longer counts and may be taken over. Nothing is
+(the master's ``child_exit`` hook calls ``release``; a slot whose process is gone is taken over
+all the same); a worker whose loop has not turned for ``STALE_AFTER`` seconds (stuck) no
+longer counts, and one still booting (loading the app) does not count yet. Nothing is
 capped: ``worker_connections`` limits a worker as before. The count is gthread's own
 ``nr_conns``, mirrored into the slot whenever it changes.
 """
@@ -32,7 +33,7 @@ from gunicorn.workers.gthread import ThreadWorker
 
 #: At most this many workers share connections out; any more run as plain gthread workers.
 SLOTS = 256
-#: A slot whose worker's loop has not turned for this long is a stuck worker's.
+#: A worker whose loop has not turned for this long is stuck: its siblings stop waiting for it.
 STALE_AFTER = 2.0
 #: How often a worker that declined looks again at its siblings (so the longest a new
 #: connection can wait for one of them; the wake-ups cost next to nothing).
@@ -44,24 +45,40 @@ _PIDS = multiprocessing.RawArray("q", SLOTS)
 _CONNECTIONS = multiprocessing.RawArray("i", SLOTS)
 _TAKES = multiprocessing.RawArray("b", SLOTS)
 _SEEN = multiprocessing.RawArray("d", SLOTS)
+# Slots are taken lowest first, so every slot ever taken lies below this: the scans stop there
+# (a few slots, not SLOTS, on each accept and each turn of a declining worker's loop).
+_USED = multiprocessing.RawValue("i", 0)
 _TAKING = multiprocessing.Lock()
 
 
 def take_slot(pid: int, now: float) -> int | None:
-    """A free or stale slot, now ``pid``'s (None when every slot is a live worker's)."""
+    """A free slot, now ``pid``'s (None when every slot is a live process's). A slot is free
+    when released, or when its process is gone (not by staleness: a worker may take longer
+    than STALE_AFTER to load the app before its loop first turns)."""
     with _TAKING:
         for slot in range(SLOTS):
-            if _PIDS[slot] == 0 or now - _SEEN[slot] > STALE_AFTER:
+            if _PIDS[slot] == 0 or not _exists(_PIDS[slot]):
                 _CONNECTIONS[slot], _TAKES[slot], _SEEN[slot] = 0, 0, now
                 _PIDS[slot] = pid
+                _USED.value = max(_USED.value, slot + 1)
                 return slot
     return None
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: only whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process under that pid now
+    return True
 
 
 def release(pid: int) -> None:
     """Free the slot of a worker that has exited (run in the master)."""
     with _TAKING:
-        for slot in range(SLOTS):
+        for slot in range(_USED.value):
             if _PIDS[slot] == pid:
                 _PIDS[slot], _TAKES[slot] = 0, 0
 
@@ -69,7 +86,7 @@ def release(pid: int) -> None:
 def should_decline(slot: int, now: float) -> bool:
     """Whether a live sibling that takes connections holds fewer than ``slot``."""
     mine = _CONNECTIONS[slot]
-    for other in range(SLOTS):
+    for other in range(_USED.value):
         if (
             other != slot
             and _PIDS[other] != 0
