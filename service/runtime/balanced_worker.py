@@ -3,10 +3,11 @@
 
 Why. gthread's workers all poll the one listening socket and whichever wakes first accepts, so
 long-lived connections (a load balancer's, a front-end's) land on them by chance: wrk's 32
-landed 27/5/5/5 and 15/9/4/4 on four workers. Each worker gets about the same CPU, so the
-crowded one's clients wait longest and set the tail: the plays' p99 at 32 connections fell
-from 83-111 ms to 63-76 ms with four workers once the connections were shared out evenly
-(interleaved runs of `make bench SUITES=http`'s plays, November 2026).
+landed 18/5/5/4 and 12/9/8/3 on four workers, 22/10 on two. Each worker gets about the same
+CPU, so the crowded one's clients wait longest and set the tail: the plays' p99 at 32
+connections fell from 83-111 ms to 63-76 ms with four workers once the connections were
+shared out evenly, and from 44-52 ms to 37-44 ms with two (interleaved runs of `make bench
+SUITES=http`'s /healthz and plays, November 2026).
 
 How. The master makes a small table in shared memory before it forks the workers (this module
 is imported with the worker class, in the master): a slot a worker, holding its pid, its open
