@@ -238,14 +238,18 @@ def _polling(server: Server) -> set[int]:
     }
     found = set()
     for worker in _workers(server):
-        for fd in Path(f"/proc/{worker.pid}/fd").iterdir():
-            if os.readlink(fd) != "anon_inode:[eventpoll]":
+        try:
+            descriptors = list(Path(f"/proc/{worker.pid}/fd").iterdir())
+        except OSError:  # gone
+            continue
+        for fd in descriptors:
+            try:  # a booting worker opens and closes files as it goes
+                if os.readlink(fd) != "anon_inode:[eventpoll]":
+                    continue
+                lines = Path(f"/proc/{worker.pid}/fdinfo/{fd.name}").read_text().splitlines()
+            except OSError:
                 continue
-            watched = {
-                int(line.split()[1])
-                for line in Path(f"/proc/{worker.pid}/fdinfo/{fd.name}").read_text().splitlines()
-                if line.startswith("tfd:")
-            }
+            watched = {int(line.split()[1]) for line in lines if line.startswith("tfd:")}
             if listening & watched:
                 found.add(worker.pid)
     return found
@@ -267,16 +271,20 @@ def _workers(server: Server) -> list[psutil.Process]:
 
 
 def _held(server: Server) -> dict[int, set[int]]:
-    """Each worker's pid: the client ports of the connections it holds."""
+    """Each live worker's pid: the client ports of the connections it holds."""
     port = int(server.url.rsplit(":", 1)[1])
-    return {
-        worker.pid: {
+    held = {}
+    for worker in _workers(server):
+        try:
+            connections = worker.net_connections("tcp")
+        except psutil.NoSuchProcess:  # killed, not yet reaped by the master
+            continue
+        held[worker.pid] = {
             c.raddr.port
-            for c in worker.net_connections("tcp")
+            for c in connections
             if c.status == psutil.CONN_ESTABLISHED and c.laddr.port == port
         }
-        for worker in _workers(server)
-    }
+    return held
 
 
 def _counts(server: Server) -> list[int]:
