@@ -31,6 +31,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -54,6 +55,7 @@ SECONDS = int(os.environ.get("BENCH_SECONDS", "10"))
 #: Rounds of /healthz then plays, each round's ratio paired (the figure: their median).
 ROUNDS = int(os.environ.get("BENCH_HTTP_ROUNDS", "3"))
 WARMUP = int(os.environ.get("BENCH_WARMUP_SECONDS", "2"))
+SETTLE = 1.0  # seconds between a warm-up and its measured run
 #: Players each connection deals for in the deals phase: more than it can reach.
 DEALERS = int(os.environ.get("BENCH_DEALERS_PER_CONNECTION", "120"))
 LUA = Path(__file__).parent / "lua"
@@ -70,14 +72,16 @@ class Phase:
     p99_ms: float
     failed: int
     cpu: dict[str, float]  # CPU-ms per request: wrk, gunicorn, postgres
+    spread: tuple[int, ...] = ()  # wrk's connections on each gunicorn worker, mid-phase
 
     def line(self, healthz: float) -> str:
         used = ", ".join(f"{who} {ms:.2f}" for who, ms in self.cpu.items())
         failed = f"; {self.failed} FAILED" if self.failed else ""
+        spread = f"; connections by worker {'/'.join(map(str, self.spread))}" if self.spread else ""
         return (
             f"{self.name}: {self.rate:,.0f}/s ({self.rate / healthz:.2f} x /healthz), "
             f"p50 {self.p50_ms:.1f} ms, p99 {self.p99_ms:.1f} ms; CPU-ms per request: "
-            f"{used}{failed}"
+            f"{used}{failed}{spread}"
         )
 
 
@@ -116,8 +120,9 @@ class Usage:
     """CPU seconds used since the last call by wrk (this process's children), the server's
     processes and this machine's PostgreSQL backends."""
 
-    def __init__(self, server: subprocess.Popen[bytes]) -> None:
+    def __init__(self, server: subprocess.Popen[bytes], url: str) -> None:
         self._server = psutil.Process(server.pid)
+        self._url = url
         self._last = self._sample()
 
     def _sample(self) -> dict[str, float]:
@@ -137,6 +142,24 @@ class Usage:
                 except psutil.Error:
                     pass
         return found
+
+    def spread(self) -> tuple[int, ...]:
+        """The clients' connections each gunicorn worker holds, most first."""
+        port = int(self._url.rsplit(":", 1)[1])
+        held = []
+        for worker in self._server.children():
+            try:
+                connections = worker.net_connections("tcp")
+            except psutil.Error:
+                continue
+            held.append(
+                sum(
+                    1
+                    for c in connections
+                    if c.status == psutil.CONN_ESTABLISHED and c.laddr.port == port
+                )
+            )
+        return tuple(sorted(held, reverse=True))
 
     def since(self) -> dict[str, float]:
         now = self._sample()
@@ -170,12 +193,22 @@ class Bench:
         if name in ("healthz", "healthz via Lua", "plays"):
             warm = [*command, "-d", f"{WARMUP}s", url]
             subprocess.run(warm, env=env, capture_output=True, check=True)
+            # The warm-up's connections close all at once: the workers see each close only
+            # as they get to it, and connections opened meanwhile are shared out by counts
+            # that still hold the closing ones (a client's connections are never all
+            # replaced in the same instant in use).
+            time.sleep(SETTLE)
         self.usage.since()
+        spread: list[tuple[int, ...]] = []
+        sampler = threading.Timer(seconds / 2, lambda: spread.append(self.usage.spread()))
+        sampler.start()
         out = subprocess.run(
             [*command, "-d", f"{seconds}s", url], env=env, capture_output=True, text=True
         )
+        sampler.join()
         used = self.usage.since()
-        return _phase(name, out.stdout, used, out.stderr.strip().splitlines()[:1])
+        phase = _phase(name, out.stdout, used, out.stderr.strip().splitlines()[:1])
+        return replace(phase, spread=spread[0] if spread else ())
 
 
 def _phase(name: str, out: str, used: dict[str, float], first_failure: list[str]) -> Phase:
@@ -261,7 +294,7 @@ def run() -> Iterator[str]:
                 )
                 plays.append(f"{token} {loaded.state.game_id}")
             dealers = _players(container, CONNECTIONS * DEALERS, STAKE)
-            bench = Bench(wrk, base, Usage(server), data_dir)
+            bench = Bench(wrk, base, Usage(server, base), data_dir)
             yield (
                 f"gunicorn as make run starts it (service/runtime/gunicorn_config.py: "
                 f"{gunicorn_config.workers} workers x {gunicorn_config.threads} threads), wrk "
