@@ -12,10 +12,12 @@ SUITES=http`'s /healthz and plays, November 2026).
 How. The master makes a small table in shared memory before it forks the workers (this module
 is imported with the worker class, in the master): a slot a worker, holding its pid, its open
 connections, whether it takes connections at all (it is running and under
-``worker_connections``) and when its loop last turned. A worker stops polling the listener
-while a sibling that takes connections holds fewer than it does, and looks again every
-``RECHECK`` seconds. The least loaded worker never declines, so a new connection waits at most
-``RECHECK`` for one that declined earlier to look again. A slot is freed when its worker exits
+``worker_connections``) and when its loop last turned. On every turn of its loop, and at least
+every ``RECHECK`` seconds, a worker looks at its siblings: it stops polling the listener while
+a sibling that takes connections holds fewer than it does, and polls again once none does. The
+least loaded worker never declines, so a new connection waits at most ``RECHECK`` for one that
+declined earlier to look again, and a worker that appears (a killed one's successor) is seen
+within ``RECHECK``. A slot is freed when its worker exits
 (the master's ``child_exit`` hook calls ``release``; a slot whose process is gone is taken over
 all the same); a worker whose loop has not turned for ``STALE_AFTER`` seconds (stuck) no
 longer counts, and one still booting (loading the app) does not count yet. Nothing is
@@ -28,7 +30,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from typing import Any
 
 from gunicorn.workers.gthread import ThreadWorker
 
@@ -36,9 +37,9 @@ from gunicorn.workers.gthread import ThreadWorker
 SLOTS = 256
 #: A worker whose loop has not turned for this long is stuck: its siblings stop waiting for it.
 STALE_AFTER = 2.0
-#: How often a worker that declined looks again at its siblings (so the longest a new
-#: connection can wait for one of them; the wake-ups cost next to nothing).
-RECHECK = 0.01
+#: How often a worker looks again at its siblings, busy or not (so the longest a new
+#: connection can wait for a worker that declined; 50 wake-ups a second cost next to nothing).
+RECHECK = 0.02
 
 # Made in the master, inherited by every worker it forks (shared memory, not copies). The lock
 # guards taking a slot; a slot's other fields are written by its own worker alone.
@@ -104,7 +105,6 @@ class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has 
 
     _slot: int | None = None
     _connections = 0
-    _declined = False
 
     @property
     def nr_conns(self) -> int:
@@ -127,20 +127,15 @@ class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has 
         # at its siblings again. It asks for none when it is full or stopping.
         if self._slot is not None:
             _TAKES[self._slot] = 1 if enabled else 0
-        self._declined = enabled and self._slot is not None and self._decline()
-        super().set_accept_enabled(enabled and not self._declined)
-
-    def accept(self, listener: Any) -> None:
-        super().accept(listener)
-        if self._slot is not None and self._decline():
-            self._declined = True
-            super().set_accept_enabled(False)
+        super().set_accept_enabled(enabled and not self._decline())
 
     def wait_for_and_dispatch_events(self, timeout: float) -> None:
+        # A turn of the loop: after an accept, a close, a request done, or RECHECK idle.
         if self._slot is not None:
             _SEEN[self._slot] = time.monotonic()
-        super().wait_for_and_dispatch_events(min(timeout, RECHECK) if self._declined else timeout)
+            if self._accepting and self._decline():
+                super().set_accept_enabled(False)
+        super().wait_for_and_dispatch_events(min(timeout, RECHECK))
 
     def _decline(self) -> bool:
-        assert self._slot is not None
-        return should_decline(self._slot, time.monotonic())
+        return self._slot is not None and should_decline(self._slot, time.monotonic())

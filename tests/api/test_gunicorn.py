@@ -318,6 +318,7 @@ def test_a_worker_started_again_takes_the_next_connections(deployed: Server) -> 
                 break
             fresh.close()
             time.sleep(0.2)
+        time.sleep(0.1)  # the survivors see their new sibling within RECHECK (0.02 s)
         connections += [_connect(deployed) for _ in range(2)]
         while _counts(deployed) != [3, 3, 3, 3]:  # until the survivors have seen the closes
             assert time.monotonic() < deadline, (_counts(deployed), deployed.output())
