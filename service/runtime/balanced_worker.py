@@ -132,8 +132,8 @@ class BalancedThreadWorker(ThreadWorker):  # type: ignore[misc]  # gunicorn has 
     def wait_for_and_dispatch_events(self, timeout: float) -> None:
         # A turn of the loop: after an accept, a close, a request done, or RECHECK idle.
         if self._slot is not None:
-            _SEEN[self._slot] = time.monotonic()
-            if self._accepting and self._decline():
+            now = _SEEN[self._slot] = time.monotonic()
+            if self._accepting and should_decline(self._slot, now):
                 super().set_accept_enabled(False)
         super().wait_for_and_dispatch_events(min(timeout, RECHECK))
 

@@ -26,6 +26,7 @@ import requests
 from service.bootstrap import Container
 from service.runtime.config import PROJECT_ROOT, Settings
 from tests.builders import easy_deck
+from tests.gunicorn_workers import held_connections
 
 GUNICORN = Path(sys.executable).parent / "gunicorn"
 CONFIG = PROJECT_ROOT / "service" / "runtime" / "gunicorn_config.py"
@@ -273,18 +274,7 @@ def _workers(server: Server) -> list[psutil.Process]:
 def _held(server: Server) -> dict[int, set[int]]:
     """Each live worker's pid: the client ports of the connections it holds."""
     port = int(server.url.rsplit(":", 1)[1])
-    held = {}
-    for worker in _workers(server):
-        try:
-            connections = worker.net_connections("tcp")
-        except psutil.NoSuchProcess:  # killed, not yet reaped by the master
-            continue
-        held[worker.pid] = {
-            c.raddr.port
-            for c in connections
-            if c.status == psutil.CONN_ESTABLISHED and c.laddr.port == port
-        }
-    return held
+    return held_connections(psutil.Process(server.process.pid), port)
 
 
 def _counts(server: Server) -> list[int]:

@@ -49,6 +49,7 @@ from service.runtime import gunicorn_config
 from service.runtime.config import PROJECT_ROOT, Settings
 from tests.dbtools import scratch_database, server_admin_url
 from tests.debian import missing_after_install
+from tests.gunicorn_workers import held_connections
 
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
 SECONDS = int(os.environ.get("BENCH_SECONDS", "10"))
@@ -145,21 +146,8 @@ class Usage:
 
     def spread(self) -> tuple[int, ...]:
         """The clients' connections each gunicorn worker holds, most first."""
-        port = int(self._url.rsplit(":", 1)[1])
-        held = []
-        for worker in self._server.children():
-            try:
-                connections = worker.net_connections("tcp")
-            except psutil.Error:
-                continue
-            held.append(
-                sum(
-                    1
-                    for c in connections
-                    if c.status == psutil.CONN_ESTABLISHED and c.laddr.port == port
-                )
-            )
-        return tuple(sorted(held, reverse=True))
+        held = held_connections(self._server, int(self._url.rsplit(":", 1)[1]))
+        return tuple(sorted((len(ports) for ports in held.values()), reverse=True))
 
     def since(self) -> dict[str, float]:
         now = self._sample()
