@@ -73,11 +73,12 @@ def _parse(pile: str) -> tuple[str, int | None]:
     raise RuleViolation(errors.UNKNOWN_PILE, f"unknown pile {pile!r}; {PILE_HELP}")
 
 
-def _fits_column(column: Pile, card: Card) -> bool:
-    if not column.cards:
+def _fits_column(top: Card | None, card: Card) -> bool:
+    """Whether ``card`` may go on a column whose top card is ``top`` (None: the column is
+    empty). A column whose top lies face down takes nothing; the caller leaves it out."""
+    if top is None:
         return RANK_OF[card] == KING
-    top = column.top
-    return top is not None and alternate_colour_down(card, top)
+    return alternate_colour_down(card, top)
 
 
 class Klondike(GameRules):
@@ -361,16 +362,24 @@ def legal_moves(table: Table) -> list[Move]:
     moves: list[Move] = []
     piles = table.piles
     columns = [piles[t] for t in T]
+    # Each pile's top read once (every candidate card is tried against every pile): the
+    # columns that can take a card (empty, or a face-up top), and the foundations.
+    open_columns = [
+        (j, TABLEAU_PILES[j], col.top)
+        for j, col in enumerate(columns)
+        if not col.cards or col.top is not None
+    ]
+    foundation_tops = [(FOUNDATION_PILES[j], piles[f].top) for j, f in enumerate(F)]
 
     def to_columns(source: str, card: Card, cards: tuple[Card, ...], skip: int = -1) -> None:
-        for j, col in enumerate(columns):
-            if j != skip and _fits_column(col, card):
-                moves.append(Move(source, TABLEAU_PILES[j], cards))
+        for j, target, top in open_columns:
+            if j != skip and _fits_column(top, card):
+                moves.append(Move(source, target, cards))
 
     def to_foundations(source: str, card: Card) -> None:
-        for j, f in enumerate(F):
-            if same_suit_up(card, piles[f].top):
-                moves.append(Move(source, FOUNDATION_PILES[j], (card,)))
+        for target, top in foundation_tops:
+            if same_suit_up(card, top):
+                moves.append(Move(source, target, (card,)))
 
     waste_top = piles[W].top
     if waste_top is not None:

@@ -1,20 +1,24 @@
 """A game command's write keeps its plans (migration 0026, issue 25): PostgreSQL parses and
 plans a LANGUAGE sql function it cannot inline on every call, so the functions on the write
 path are PL/pgSQL (plans kept for the session) or SQL that is inlined into its caller's plan.
-And the chain's hash is still the one events.chain documents."""
+And the chain's hash is still the one events.chain documents; and the write reads no more of
+the log for a long game than for a short one (migration 0027)."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
+from psycopg.types.json import Jsonb
 
 from events.chain import GENESIS, event_hash
 from service.bootstrap import Container
 from service.core.streams import game_stream
-from service.rules.actions import Draw
+from service.games import klondike
+from service.rules.actions import Draw, Recycle
 from tests.integration.conftest import World, as_player
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -84,3 +88,74 @@ def test_a_play_action_reads_the_limits_and_the_new_events_in_one_statement(
                 assert limits == uow.limits.limits(player.player_id)
                 assert bool(limits) is limit_set
         assert [e.version for e in events] == []  # after 99: none
+
+
+#: A long game's events (draws and recycles), and the short streams beside it that make the
+#: planner expect a stream to be short, as a log of many finished games does.
+LONG_GAME = 150
+SHORT_STREAMS = 400
+
+
+def test_a_command_write_reads_one_index_entry_a_lookup_however_long_the_game(
+    fresh_container: Container, fresh_admin_conn: Conn
+) -> None:
+    """Migration 0027: the history row's time came from a join on the row's version, for
+    which the session's generic plan, expecting a short stream, read every event of the game
+    and filtered them (events_pkey read about as many entries a play as the game had events).
+    Here the planner expects three events a stream (ANALYZE over many short ones), the long
+    game has 150, and one more command's write, planned generically as a pooled session's
+    are, may read only a handful of index entries."""
+    world = World(fresh_container)
+    player = world.player(balance=520)
+    game = world.game(player, variant="klondike")
+    game_id = uuid.UUID(game.state.game_id)
+    ctx = as_player(player.player_id)
+    loaded = game
+    while loaded.state.version < LONG_GAME:
+        assert loaded.state.table is not None
+        stock_empty = not loaded.state.table.piles[klondike.S].cards
+        loaded = fresh_container.games.play(ctx, game_id, Recycle() if stock_empty else Draw())
+    conn = fresh_admin_conn
+    for n in range(SHORT_STREAMS):
+        conn.execute("SELECT FROM append_events(%s, 0, %s)", (f"test-short-{n}", _one_event()))
+    conn.execute("ANALYZE events")
+    stream = game_stream(game.state.game_id)
+    row = conn.execute(
+        "SELECT to_jsonb(h), version FROM game_history h WHERE game_id = %s", (game_id,)
+    ).fetchone()
+    assert row is not None
+    history, version = row
+    assert version >= LONG_GAME
+    event = _one_event()
+    conn.execute("SET plan_cache_mode = force_generic_plan")
+    with conn.transaction(force_rollback=True):
+        for _ in range(3):  # the plans made, then one write counted alone
+            with conn.transaction(force_rollback=True):
+                conn.execute(
+                    "SELECT FROM record_game_events(%s, %s, %s, %s, false, NULL, NULL)",
+                    (stream, version, event, Jsonb({**history, "version": version + 1})),
+                )
+        before = _index_entries_read(conn)
+        conn.execute(
+            "SELECT FROM record_game_events(%s, %s, %s, %s, false, NULL, NULL)",
+            (stream, version, event, Jsonb({**history, "version": version + 1})),
+        )
+        read = _index_entries_read(conn) - before
+    # The head's lookup, the first event's and the new version's: one entry each (and the
+    # history's own key). A stream scan reads the game's 150.
+    assert read <= 10, f"events_pkey read {read} entries for one command's write"
+
+
+def _index_entries_read(conn: Conn) -> int:
+    """Entries of events_pkey this transaction has read so far."""
+    row = conn.execute(
+        # idx_tup_read's counter, for this transaction (pg_stat_xact_user_tables has no index).
+        "SELECT pg_stat_get_xact_tuples_returned('events_pkey'::regclass)"
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def _one_event() -> str:
+    """append_events' argument for one event of no game (this test's database is its own)."""
+    return json.dumps([[str(uuid.uuid4()), "Noted", 1, "{}", "{}"]])
