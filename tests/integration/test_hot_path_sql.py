@@ -102,9 +102,10 @@ def test_a_command_write_reads_one_index_entry_a_lookup_however_long_the_game(
     """Migration 0027: the history row's time came from a join on the row's version, for
     which the session's generic plan, expecting a short stream, read every event of the game
     and filtered them (events_pkey read about as many entries a play as the game had events).
-    Here the planner expects three events a stream (ANALYZE over many short ones), the long
-    game has 150, and one more command's write, planned generically as a pooled session's
-    are, may read only a handful of index entries."""
+    Here the planner expects a stream of an event or two (ANALYZE over many short ones), the
+    long game has 150, and one more command's write, planned generically (as a pooled
+    session's statements are after their first five runs), may read only a handful of index
+    entries."""
     world = World(fresh_container)
     player = world.player(balance=520)
     game = world.game(player, variant="klondike")
