@@ -125,9 +125,9 @@ class Usage:
     """CPU seconds used since the last call by wrk (this process's children), the server's
     processes and this machine's PostgreSQL backends."""
 
-    def __init__(self, server: subprocess.Popen[bytes], url: str) -> None:
+    def __init__(self, server: subprocess.Popen[bytes], port: int) -> None:
         self._server = psutil.Process(server.pid)
-        self._url = url
+        self._port = port
         self._last = self._sample()
 
     def _sample(self) -> dict[str, float]:
@@ -150,7 +150,7 @@ class Usage:
 
     def spread(self) -> tuple[int, ...]:
         """The clients' connections each gunicorn worker holds, most first."""
-        held = held_connections(self._server, int(self._url.rsplit(":", 1)[1]))
+        held = held_connections(self._server, self._port)
         return tuple(sorted((len(ports) for ports in held.values()), reverse=True))
 
     def since(self) -> dict[str, float]:
@@ -306,7 +306,7 @@ def run() -> Iterator[str]:
                 )
                 plays.append(f"{token} {loaded.state.game_id}")
             dealers = _players(container, CONNECTIONS * DEALERS, STAKE)
-            bench = Bench(wrk, base, Usage(server, base), data_dir)
+            bench = Bench(wrk, base, Usage(server, port), data_dir)
             yield (
                 f"gunicorn as make run starts it (service/runtime/gunicorn_config.py: "
                 f"{gunicorn_config.workers} workers x {gunicorn_config.threads} threads), wrk "
