@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from events.catalog import GamingSwitched
-from service.errors import Disabled
+from service.errors import Disabled, InvalidArgument
 
 Scope = Literal["all", "game", "version", "player"]
 SCOPES: tuple[Scope, ...] = ("all", "game", "version", "player")
@@ -37,7 +37,9 @@ def switched(scope: Scope, target: str, enabled: bool, reason: str) -> GamingSwi
     if scope not in SCOPES:
         raise ValueError(f"no scope {scope!r}")
     if not reason.strip() or len(reason) > MAX_REASON:
-        raise ValueError(f"a switch needs a reason of 1 to {MAX_REASON} characters")
+        # A request's field (422), not a bug: blank by Python's reckoning (a no-break space is
+        # blank too), which a schema's length check alone does not see.
+        raise InvalidArgument("reason", f"a switch needs a reason of 1 to {MAX_REASON} characters")
     return GamingSwitched(scope, EVERYONE if scope == "all" else target, enabled, reason)
 
 

@@ -126,6 +126,14 @@ def test_a_switch_needs_an_operator_a_reason_and_something_that_exists(http: Htt
     assert_problem(_put(http, "versions/no-such/9", False), 404, "not-found")
     assert_problem(_put(http, f"players/{uuid.uuid4()}", False), 404, "not-found")
     assert_problem(_put(http, "gaming", False, ""), 422, "validation-error")
+    # A blank reason is a field's error for every scope (a no-break space alone was a 500).
+    player = WalletFactory.create(balance=0).player
+    for blank in (" ", "\u00a0", "\t\n"):
+        refused = _put(http, f"players/{player.id}", False, blank)
+        assert_problem(refused, 422, "validation-error")
+        assert list(refused.get_json()["errors"]) == ["reason"]
+    switches = http.get("/v1/controls", http.auditor_key).get_json()["switches"]
+    assert str(player.id) not in {s["target"] for s in switches}
     refused = http.put(
         "/v1/controls/gaming", http.auditor_key, json={"enabled": False, "reason": "x"}
     )

@@ -6,7 +6,7 @@ import pytest
 
 from service.core import controls
 from service.core.controls import Switch
-from service.errors import Disabled
+from service.errors import Disabled, InvalidArgument
 
 
 def test_a_deal_is_refused_by_any_switch_that_covers_it_and_only_those() -> None:
@@ -27,7 +27,9 @@ def test_a_deal_is_refused_by_any_switch_that_covers_it_and_only_those() -> None
 
 def test_a_switch_names_its_scope_and_gives_a_reason() -> None:
     assert controls.switched("all", "ignored", False, "incident").target == controls.EVERYONE
-    with pytest.raises(ValueError, match="reason"):
+    with pytest.raises(InvalidArgument, match="reason"):
         controls.switched("game", "golf", False, "  ")
+    with pytest.raises(InvalidArgument, match="reason"):
+        controls.switched("player", "p", False, "\u00a0")
     with pytest.raises(ValueError, match="scope"):
         controls.switched("table", "golf", False, "x")  # type: ignore[arg-type]
