@@ -172,8 +172,10 @@ class Players:
             )
             table = paytable_for(self._paytables, player.currency)
             meta = event_metadata(request, table.id, table.version)
-            posted = uow.ledger.post(entry, request.request_id)
+            # The event first: the database posts only what a recorded cause moves
+            # (migrations/0028, ledger_entry_of).
             uow.events.append(stream, [NewEvent.of(event, meta)], expected_version=version)
+            posted = uow.ledger.post(entry, request.request_id)
             uow.remember(request, {"client_transaction_id": entry.client_transaction_id})
             uow.commit()
             return posted

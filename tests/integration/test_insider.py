@@ -24,7 +24,7 @@ from events.chain import GENESIS, event_hash
 from service.bootstrap import Container, build
 from service.core import game_decider as g
 from service.core.context import Actor, RequestContext
-from service.core.ledger import player_account
+from service.core.ledger import InsufficientFunds, player_account
 from service.errors import IntegrityBreach
 from service.runtime import database as db
 from service.services import finance_books as finance
@@ -32,7 +32,7 @@ from service.services import history_audits as audit
 from service.services.controls import Controls
 from service.services.safer_gambling import SaferGambling
 from tests.dbtools import OWNER_ROLE, SERVICE_ROLE, ScratchDatabase
-from tests.integration.conftest import World, as_player
+from tests.integration.conftest import OPERATOR, World, as_player
 from tests.integration.test_audit import _run, _tamper
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -242,6 +242,194 @@ def test_a_posting_function_call_that_does_not_balance_is_refused(
             (uuid.uuid4(), [account], [2_000_000]),
         )
     insider.rollback()
+
+
+# --- what a ledger write means (issue 36, migrations/0028) ----------------------------------------
+
+POST = (
+    "SELECT * FROM post_transaction(%s, %s, %s, 'f', 'GBP', %s, %s, %s, NULL, %s::text[],"
+    " %s::bigint[])"
+)
+
+
+def _forge(conn: Conn, stream: str, expected: int, *events: tuple[str, dict[str, Any]]) -> None:
+    """Append events of the insider's choosing through the shape-only append function."""
+    items = [[str(uuid.uuid4()), t, 1, json.dumps(d), "{}"] for t, d in events]
+    conn.execute("SELECT FROM append_events(%s, %s, %s)", (stream, expected, json.dumps(items)))
+
+
+def _collected(winnings: int, units: int = 52) -> tuple[str, dict[str, Any]]:
+    return (
+        "Collected",
+        {
+            "reason": "player",
+            "winnings": winnings,
+            "currency": "GBP",
+            "units": units,
+            "server_seed": None,
+            "deck": None,
+            "ended_at": None,
+        },
+    )
+
+
+def _refused_posting(conn: Conn, match: str, params: tuple[object, ...]) -> None:
+    try:
+        with pytest.raises(psycopg.errors.CheckViolation, match=match):
+            conn.execute(POST, params)
+    finally:
+        conn.rollback()
+
+
+@pytest.mark.parametrize("event_type", ["Collected", "BonusGranted"])
+def test_winnings_caused_by_an_event_on_a_stream_of_the_insider_s_naming_are_refused(
+    fresh_container: Container, insider: Conn, event_type: str
+) -> None:
+    """Item 1: winnings from house-payouts to a player, caused by a well-formed Collected (or a
+    made-up type) on 'payouts-manual': no such stream moves money (ledger_entry_of)."""
+    world = World(fresh_container)
+    player = world.player(balance=100)
+    wallet = player_account(str(player.player_id), "GBP").account_id
+    _, data = _collected(1_500_000)
+    _forge(insider, "payouts-manual", 0, (event_type, data))
+    _refused_posting(
+        insider,
+        "has no cause: payouts-manual v1 moves no money",
+        (
+            uuid.uuid4(),
+            "winnings:forged",
+            "winnings",
+            1_500_000,
+            "payouts-manual",
+            1,
+            ["house-payouts:GBP", wallet],
+            [-1_500_000, 1_500_000],
+        ),
+    )
+    assert world.balance(player) == 100
+    # the honest counterpart: a won game's winnings are posted, as its Collected says
+    winner = world.player()
+    gid = uuid.UUID(world.easy_game(winner).state.game_id)
+    fresh_container.games.play(as_player(winner.player_id), gid, g.Draw())
+    fresh_container.games.play(as_player(winner.player_id), gid, g.MoveCards("waste", "foundation"))
+    collected = fresh_container.games.collect(as_player(winner.player_id), gid)
+    assert collected.state.winnings > 0
+    assert world.sandbox_balance(winner) == collected.state.winnings - 520
+
+
+def test_winnings_above_a_game_s_own_paytable_are_refused(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """A forged Collected on the player's own open game, paying 1,500,000 on a 520 stake (a full
+    win pays 2,600): the SQL mapping pays only units x stake x M / max_units."""
+    world = World(fresh_container)
+    player = world.player(balance=520)
+    game = world.game(player)
+    stream = f"game-{game.state.game_id}"
+    wallet = player_account(str(player.player_id), "GBP").account_id
+    _forge(insider, stream, game.state.version, _collected(1_500_000))
+    _refused_posting(
+        insider,
+        f"has no cause: {stream} v{game.state.version + 1} moves no money",
+        (
+            uuid.uuid4(),
+            f"winnings:{game.state.game_id}",
+            "winnings",
+            1_500_000,
+            stream,
+            game.state.version + 1,
+            ["house-payouts:GBP", wallet],
+            [-1_500_000, 1_500_000],
+        ),
+    )
+    assert world.balance(player) == 0
+
+
+def test_a_deposit_from_one_player_s_wallet_to_another_s_is_refused(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """Item 2: a 'deposit' moving money from A's wallet to B's, its cause in an invented stream,
+    then on B's own stream: a deposit moves money from the cashier to the stream's player."""
+    world = World(fresh_container)
+    a, b = world.player(balance=10_000), world.player()
+    wallet_a = player_account(str(a.player_id), "GBP").account_id
+    wallet_b = player_account(str(b.player_id), "GBP").account_id
+    deposited = {"amount": 10_000, "currency": "GBP", "transaction_id": "t-forged"}
+    _forge(insider, "transfers-manual", 0, ("FundsDeposited", deposited))
+    args: list[object] = [
+        uuid.uuid4(),
+        "cashier:t-forged",
+        "deposit",
+        10_000,
+        "transfers-manual",
+        1,
+        [wallet_a, wallet_b],
+        [-10_000, 10_000],
+    ]
+    _refused_posting(insider, "has no cause: transfers-manual v1 moves no money", tuple(args))
+    _forge(insider, f"player-{b.player_id}", 1, ("FundsDeposited", deposited))
+    args[4:6] = [f"player-{b.player_id}", 2]
+    _refused_posting(insider, f"is not what player-{b.player_id} v2 moves", tuple(args))
+    assert (world.balance(a), world.balance(b)) == (10_000, 0)
+    # the honest counterpart: the operator's deposit moves the cashier's money to B
+    fresh_container.players.deposit(OPERATOR, b.player_id, 10_000, "t-honest")
+    assert world.balance(b) == 10_000
+
+
+def test_a_player_s_wallet_cannot_be_opened_as_a_house_account(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """Item 4: a new player's 'player:<id>' opened as 'house-payouts', which has no floor: an
+    account's kind follows from its id (accounts_kind_follows_id)."""
+    player_id = uuid.uuid4()
+    try:
+        with pytest.raises(psycopg.errors.CheckViolation, match="accounts_kind_follows_id"):
+            insider.execute(
+                "SELECT open_accounts(%s, %s, %s, %s::uuid[])",
+                ([f"player:{player_id}"], ["house-payouts"], ["GBP"], [None]),
+            )
+    finally:
+        insider.rollback()
+    # the honest counterpart: a registered player's wallet is a player wallet, never below zero
+    player = World(fresh_container).player()
+    with fresh_container.unit_of_work() as uow:
+        assert uow.conn.execute(
+            "SELECT kind FROM accounts WHERE account_id = %s", (f"player:{player.player_id}",)
+        ).fetchone() == ("player",)
+    with pytest.raises(InsufficientFunds):
+        fresh_container.players.withdraw(OPERATOR, player.player_id, 1, "w-none")
+
+
+@pytest.mark.parametrize("cause", ["missing", "money-less"])
+def test_winnings_whose_cause_is_missing_or_moves_no_money_are_refused(
+    fresh_container: Container, insider: Conn, cause: str
+) -> None:
+    """Found only afterwards before: a house-to-player posting naming a version the game never
+    reached, or a Dealt (an event that moves no money)."""
+    world = World(fresh_container)
+    player = world.player(balance=520)
+    game = world.game(player)
+    stream = f"game-{game.state.game_id}"
+    version = game.state.version + 50 if cause == "missing" else 2
+    wallet = player_account(str(player.player_id), "GBP").account_id
+    _refused_posting(
+        insider,
+        f"has no cause: {stream} v{version} moves no money",
+        (
+            uuid.uuid4(),
+            f"winnings:{game.state.game_id}",
+            "winnings",
+            2_600,
+            stream,
+            version,
+            ["house-payouts:GBP", wallet],
+            [-2_600, 2_600],
+        ),
+    )
+    assert world.balance(player) == 0
+    # the honest counterpart: the stake the deal caused was posted, from this player
+    with fresh_container.unit_of_work() as uow:
+        assert uow.ledger.statement(wallet)[0].kind == "stake"
 
 
 # --- reconciliations ------------------------------------------------------------------------------

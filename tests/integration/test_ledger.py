@@ -10,6 +10,8 @@ from typing import Any
 import psycopg
 import pytest
 
+from events.catalog import StakePlaced
+from events.records import NewEvent
 from service.bootstrap import Container
 from service.core import ledger
 from service.core.ledger import InsufficientFunds, TransactionIdReused
@@ -168,10 +170,16 @@ def test_simultaneous_stakes_never_overdraw_a_balance(fresh_container: Container
 
     def stake(n: int) -> None:
         game_id = str(uuid.uuid4())
-        entry = ledger.stake(str(player.player_id), "GBP", 520, game_id, (f"game-{game_id}", 1))
+        stream = f"game-{game_id}"
+        entry = ledger.stake(str(player.player_id), "GBP", 520, game_id, (stream, 1))
+        # The cause the database requires of a stake (migrations/0028): the game's StakePlaced.
+        placed = StakePlaced(
+            game_id, str(player.player_id), "vegas-draw1", 520, "GBP", "5", 52, "gbp", 1, "r"
+        )
         barrier.wait()
         try:
             with container.unit_of_work() as uow:
+                uow.events.append(stream, [NewEvent.of(placed, {})], expected_version=0)
                 uow.ledger.post(entry)
                 uow.commit()
             result = "debited"
