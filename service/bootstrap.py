@@ -3,6 +3,7 @@ services from the settings, and hands them to the HTTP app, the CLI and the task
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,11 @@ class Container:
     safer: SaferGambling
     controls: Controls
     celery: Celery
+    #: The owner's one-connection pool, once a command that needs it (staff keys) has run.
+    owner_pools: list[ConnectionPool]
+    #: A unit of work as the owner (MIGRATION_DATABASE_URL): staff keys, and the event store's
+    #: shape-only append, which the service's login may not call (migrations/0031).
+    owner_unit_of_work: Callable[[], UnitOfWork]
 
     def unit_of_work(self) -> UnitOfWork:
         return UnitOfWork(self.pool)
@@ -56,6 +62,8 @@ class Container:
 
     def close(self) -> None:
         self.pool.close()
+        for owner in self.owner_pools:
+            owner.close()
         if self.replica_pool is not None:
             self.replica_pool.close()
 
@@ -73,6 +81,14 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
 
     def unit_of_work() -> UnitOfWork:
         return UnitOfWork(pool)
+
+    # The owner's login, for staff keys alone (migrations/0030), opened only if asked for.
+    owner_pools: list[ConnectionPool] = []
+
+    def owner_unit_of_work() -> UnitOfWork:
+        if not owner_pools:
+            owner_pools.append(db.owner_pool(urls.migration, settings))
+        return UnitOfWork(owner_pools[0])
 
     # Staff's read-only work reads a streaming replica when one is configured and caught up.
     replica_pool = (
@@ -121,11 +137,17 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
             big_win_threshold=settings.big_win_threshold,
             clock=system_clock,
         ),
-        access=Access(unit_of_work, session_idle=settings.session_idle),
+        access=Access(
+            unit_of_work,
+            owner_unit_of_work=owner_unit_of_work,
+            session_idle=settings.session_idle,
+        ),
         audits=Audits(unit_of_work, settings.paytables, send_task, reads),
         reports=Reports(unit_of_work, settings.paytables, reads),
         anchors=anchors,
         safer=safer,
         controls=Controls(unit_of_work),
         celery=celery,
+        owner_pools=owner_pools,
+        owner_unit_of_work=owner_unit_of_work,
     )

@@ -102,7 +102,10 @@ def keys_group() -> None:
 @click.option("--name", required=True, help="Who or what holds the key, e.g. cashier-desk-1.")
 def keys_create(role: str, name: str) -> None:
     with _services() as container:
-        secret = container.access.create_key(name, role)
+        try:
+            secret = container.access.create_key(name, role)
+        except PermissionError as exc:
+            raise click.ClickException(str(exc)) from exc
     click.echo(f"created {role} key {name!r}; store it now, it is not shown again:")
     click.echo(secret)
 
@@ -116,7 +119,10 @@ def keys_create(role: str, name: str) -> None:
 )
 def keys_revoke(name: str, sessions: bool) -> None:
     with _services() as container:
-        revoked = container.access.revoke_key(name, sessions=sessions)
+        try:
+            revoked = container.access.revoke_key(name, sessions=sessions)
+        except PermissionError as exc:
+            raise click.ClickException(str(exc)) from exc
     if not revoked:
         raise click.ClickException(f"no live key named {name!r}")
     click.echo(f"revoked {name!r}")
@@ -142,7 +148,8 @@ def seeds_group() -> None:
 )
 def seeds_rotate() -> None:
     with _services() as container:
-        count = rotate_keys(container.vault, container.unit_of_work)
+        # As the owner: the service's login may not re-encrypt (migrations/0032).
+        count = rotate_keys(container.vault, container.owner_unit_of_work)
     click.echo(f"re-encrypted {count} sealed secret(s) under key {container.vault.key_id}")
 
 

@@ -38,12 +38,13 @@ def data_dir() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def _test_settings(database_url: str, data_dir: Path) -> Settings:
+def _test_settings(database: ScratchDatabase, data_dir: Path) -> Settings:
     """Settings for a test database, on the test broker with a queue of their own."""
     settings = replace(
         Settings(),
         environment="test",
-        database_url=database_url,
+        database_url=database.service_url,
+        migration_database_url=database.owner_url,
         seed_keys=(Fernet.generate_key().decode(),),
         certification_mode=True,
         pool_max_size=20,
@@ -71,8 +72,8 @@ def migration_database_url(test_database: ScratchDatabase) -> str:
 
 
 @pytest.fixture(scope="session")
-def settings(database_url: str, data_dir: Path) -> Iterator[Settings]:
-    chosen = _test_settings(database_url, data_dir)
+def settings(test_database: ScratchDatabase, data_dir: Path) -> Iterator[Settings]:
+    chosen = _test_settings(test_database, data_dir)
     yield chosen
     delete_queue(chosen)  # whatever tests queued and no worker took
 
@@ -104,7 +105,7 @@ def fresh_database(admin_server_url: str) -> Iterator[ScratchDatabase]:
 def fresh_container(fresh_database: ScratchDatabase, data_dir: Path) -> Iterator[Container]:
     """A container on a database of its own, for tests that break the books on purpose
     (tampering, ledger entries without events) and must not leave that for other tests."""
-    built = build(_test_settings(fresh_database.service_url, data_dir), migrate=False)
+    built = build(_test_settings(fresh_database, data_dir), migrate=False)
     try:
         yield built
     finally:

@@ -8,11 +8,13 @@ created if missing and never dropped; each run's database is dropped at the end.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 
 import psycopg
 from psycopg import sql
@@ -24,6 +26,36 @@ from service.runtime.config import PROJECT_ROOT
 OWNER_ROLE = "vegas_test_owner"
 #: What the services under test log in as.
 SERVICE_ROLE = "vegas_test_service"
+
+#: Every scratch database's operator key, stored by its owner as the CLI stores a key: what a
+#: test acting for "an operator" through the services presents (tests/credentials.py), since
+#: the database checks who asks (migrations/0030).
+TEST_OPERATOR_KEY = "vsk_scratch-operator-key-of-test-databases-only"
+TEST_OPERATOR_ID = uuid.UUID("00000000-0000-4000-8000-00000000000a")
+
+# What a scratch database adds as its owner after migrating: the operator key above, and a clock
+# the tests can move. The database's rules read the time through db_clock() (migrations/0031);
+# here it runs ahead by test_clock.ahead, which only the owner writes (tests/dbtools.py
+# move_db_clock), so a test that moves the service's clock moves the database's with it.
+OPERATOR_KEY_SQL = """
+INSERT INTO api_keys (key_id, name, role, key_hash)
+VALUES (%(key_id)s, 'scratch-operator', 'operator', %(key_hash)s)
+"""
+CLOCK_SQL = """
+CREATE TABLE test_clock (
+    only_row  boolean  PRIMARY KEY DEFAULT true CHECK (only_row),
+    ahead     interval NOT NULL
+);
+INSERT INTO test_clock (ahead) VALUES (interval '0');
+GRANT SELECT ON test_clock TO vegas_app;  -- the service reads the clock too, never moves it
+CREATE OR REPLACE FUNCTION db_clock() RETURNS timestamptz
+LANGUAGE sql STABLE AS $$ SELECT transaction_timestamp() + (SELECT ahead FROM test_clock) $$;
+"""
+
+# The database's clock set to read ``at`` now (NULL: the real time again).
+MOVE_CLOCK_SQL = """
+UPDATE test_clock SET ahead = coalesce(%(at)s::timestamptz - clock_timestamp(), interval '0')
+"""
 
 
 @dataclass(frozen=True)
@@ -56,6 +88,7 @@ def split_database(admin_server_url: str, prefix: str = "vegas_test") -> Iterato
     )
     try:
         db.migrate(found.owner_url)
+        prepare_scratch(found.owner_url)
         yield found
     finally:
         with psycopg.connect(admin_server_url, autocommit=True) as conn:
@@ -74,3 +107,18 @@ def scratch_database(admin_server_url: str, prefix: str = "vegas_test") -> Itera
 def as_owner(url: str) -> str:
     """A scratch database's URL as its owner, who may make tables of its own there."""
     return db.with_user(url, OWNER_ROLE)
+
+
+def prepare_scratch(owner_url: str) -> None:
+    """What a migrated scratch database adds as its owner: the operator key tests present, and
+    the clock they move."""
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        digest = hashlib.sha256(TEST_OPERATOR_KEY.encode()).hexdigest()
+        conn.execute(OPERATOR_KEY_SQL, {"key_id": TEST_OPERATOR_ID, "key_hash": digest})
+        conn.execute(CLOCK_SQL)
+
+
+def move_db_clock(owner_url: str, at: datetime | None) -> None:
+    """Make the scratch database's clock read ``at`` now (None: the real time)."""
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        conn.execute(MOVE_CLOCK_SQL, {"at": at})

@@ -132,6 +132,10 @@ def duel(duel_id: uuid.UUID) -> Any:
     security=BEARER,
     parameters=[IDEMPOTENCY_KEY_HEADER],
     summary="Deal your seat's game: the duel's deck, five minutes from now",
+    description="Refused as a join is (nothing dealt): while a switch covers the game, its "
+    "version, the player or all gaming, while the player is timed out or self-excluded, past "
+    "the session's time limit, or while a reality check of the session waits. A seat not "
+    "dealt by the duel's deal_by forfeits: it scores nothing and its fee stays in the pot.",
 )
 @blp.arguments(EmptySchema, required=False)
 @blp.response(200, DuelViewSchema)

@@ -122,6 +122,7 @@ def context_for(
         idempotency_key=key,
         fingerprint=fingerprint,
         session_started=principal.session_started,
+        credential=principal.credential,
     )
 
 

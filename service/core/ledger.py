@@ -12,7 +12,9 @@ Every movement is one transaction of signed postings that sum to zero (credit > 
     duel-refund duel-pot -pot       each seat's player +fee   (a duel cancelled)
 
 Each names the event that caused it and carries a client transaction id that is applied exactly
-once. The SQL lives in service.storage.ledger.
+once. The SQL lives in service.storage.ledger. The database keeps a deliberate second copy of
+this mapping (migrations/0028 ledger_entry_of: the guard does not trust the guarded) and posts
+nothing else; tests/integration/test_ledger_meaning.py holds the two equal for every event type.
 
 Certification games (an operator's known seed or deck) move no real money: they play for the
 sandbox currency, ISO 4217's testing code XTS (``game_currency`` is the one rule). An event in

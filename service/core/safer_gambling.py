@@ -12,9 +12,10 @@ The limits (GLI-19 s2.5.5, A.3.7-A.3.8; UKGC RTS 12A/12B):
   long has passed since the session began, no deal, play action or duel join in it (collecting
   stays open); a new session counts afresh;
 - ``reality-check``: minutes between reality checks (RTS 13): once that long has passed in a
-  player session since it began or since the last check was acknowledged, play pauses (no
+  player session since it began or since the last check acknowledged in it, play pauses (no
   deal, play action or duel join; collecting stays open) until the player acknowledges the
-  check, which shows the session's time, stakes, payouts and net.
+  check in that session, which shows the session's time, and the stakes it placed and what
+  they paid (its own play only: not another session's, nor a game staked before it began).
 
 Time-outs (24 hours, one week, one month, six weeks) and self-exclusion (six months, one year,
 five years) apply at once (LCCP SR 3.5.3): no deal, duel join or deposit until they end;
@@ -28,6 +29,9 @@ A stricter value (lower, or a limit where there was none) takes effect at once a
 loosening still pending; a looser one (higher, or none) only after :data:`LOOSENING_DELAY`, the
 old value holding until then. A limit's state is therefore its last change: the value it
 replaced, the value set and when that takes effect (``LimitChanged`` on the player's stream).
+The database checks the loosening rule and "an exclusion only extends" again, on its own clock,
+as the events are appended (migrations/0031 refusal_of, their deliberate second copy; the
+insider tests in tests/integration/test_insider.py hold the two to the same answers).
 """
 
 from __future__ import annotations
@@ -267,8 +271,8 @@ def excluded(event: PlayerExcluded) -> Exclusion:
 
 
 def check_not_excluded(exclusion: Exclusion | None, now: datetime) -> None:
-    """Refuse (Excluded) anything a time-out or self-exclusion stops: a deal, a duel's join,
-    a deposit."""
+    """Refuse (Excluded) anything a time-out or self-exclusion stops: a deal (a duel seat's
+    too), a duel's join, a deposit."""
     if exclusion is not None and exclusion.active(now):
         raise Excluded(exclusion.kind, exclusion.until)
 
@@ -278,8 +282,8 @@ def check_not_excluded(exclusion: Exclusion | None, now: datetime) -> None:
 
 @dataclass(frozen=True, slots=True)
 class SessionMoney:
-    """What a player session's play moved: stakes and fees out, winnings, refunds and prizes
-    back (real money)."""
+    """What a player session's play moved: the stakes and fees it placed out, and what those
+    paid back, winnings, refunds and prizes (real money)."""
 
     stakes: int
     payouts: int
@@ -321,7 +325,7 @@ def reality_check_due(
 ) -> datetime | None:
     """When the check of this session fell due, if it has: ``interval`` minutes after the
     session began, or after the last acknowledgement in this session (``acknowledged``: the
-    session's start and when, for the player's latest)."""
+    session's start and when; another session's acknowledgement counts for nothing here)."""
     if interval is None:
         return None
     since = session_started

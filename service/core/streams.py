@@ -2,7 +2,8 @@
 duel's ``duel-<id>``, a player's ``player-<id>``, and the operator's switches are the one
 ``gaming-controls`` stream; the audit's units, the finance projections
 and the verifiers read a stream's kind and id from its name with these too. (SQL that builds a
-name in the database, as the audit's plan does, spells the same prefixes.)"""
+name in the database, as the audit's plan does, spells the same prefixes; migrations/0031
+stream_kind reads a stream's kind from its name the same way, and refuses any other name.)"""
 
 from __future__ import annotations
 

@@ -411,6 +411,33 @@ def _checked_before_opening(url: str, kwargs: dict[str, Any], settings: Settings
     return True
 
 
+def owner_pool(url: str, settings: Settings) -> ConnectionPool:
+    """Connections as the database's owner (MIGRATION_DATABASE_URL), for the few writes only the
+    owner may make (staff keys, migrations/0030): the CLI's, never a request's. No SET ROLE: the
+    owner acts as itself."""
+
+    def configure(conn: psycopg.Connection[Any]) -> None:
+        set_json_loads(json_text.loads, conn)
+        conn.commit()
+
+    kwargs: dict[str, Any] = {
+        "options": session_options(settings),
+        "application_name": f"vegas-owner-{os.getpid()}",
+        "connect_timeout": settings.connect_timeout_s,
+    }
+    pool = ConnectionPool(
+        url,
+        min_size=1,
+        max_size=settings.pool_max_size,
+        kwargs=kwargs,
+        configure=configure,
+        name="vegas-owner",
+        open=False,
+    )
+    pool.open(wait=True, timeout=30)
+    return pool
+
+
 def create_pool(
     url: str, settings: Settings, *, name: str = "vegas", wait: bool = True
 ) -> ConnectionPool:

@@ -20,14 +20,14 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import cast
 
 from service.core.context import Actor, RequestContext, Role
 from service.errors import NotFound
 from service.services.unit_of_work import UnitOfWork
-from service.storage.access import KeyRow
+from service.storage.access import OWNER_ONLY, KeyRow
 
 STAFF_ROLES = ("operator", "auditor", "finance")
 KEY_PREFIX = "vsk_"
@@ -48,6 +48,8 @@ class Principal:
     actor: Actor
     player_id: uuid.UUID | None = None  # set for a player session
     session_started: datetime | None = None  # a player session's start (reality checks)
+    #: The secret as presented: the database's functions check it again (migrations/0030).
+    credential: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def role(self) -> str:
@@ -81,6 +83,7 @@ class Access:
         self,
         unit_of_work: Callable[[], UnitOfWork],
         *,
+        owner_unit_of_work: Callable[[], UnitOfWork] | None = None,
         session_idle: timedelta = timedelta(minutes=30),
         session_max_age: timedelta = timedelta(hours=8),
         verified_for: float = 2.0,
@@ -88,6 +91,8 @@ class Access:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._uow = unit_of_work
+        # Staff keys are written with the owner's login only (migrations/0030): the CLI's.
+        self._owner_uow = owner_unit_of_work
         self.session_idle = session_idle
         self.session_max_age = session_max_age
         self.verified_for = verified_for
@@ -108,7 +113,7 @@ class Access:
         if not name.strip():
             raise ValueError("a key needs a name")
         secret = KEY_PREFIX + secrets.token_urlsafe(32)
-        with self._uow() as uow:
+        with self._owner() as uow:
             uow.access.add_key(uuid.uuid4(), name, role, _digest(secret))
             uow.commit()
         return secret
@@ -116,7 +121,7 @@ class Access:
     def revoke_key(self, name: str, *, sessions: bool = False) -> bool:
         """Revoke the live key of this name; with ``sessions``, every player session it minted
         too (recorded for auditors)."""
-        with self._uow() as uow:
+        with self._owner() as uow:
             key_id = uow.access.revoke_key(name)
             if key_id is not None and sessions:
                 minted_by = key_actor(key_id)
@@ -133,7 +138,7 @@ class Access:
     def revoke_session(self, request: RequestContext, token: str) -> bool:
         """A player logging out: their bearer token stops working at once."""
         with self._uow() as uow:
-            player_id = uow.access.revoke_session(_digest(token))
+            player_id = uow.access.revoke_session(token)
             if player_id is not None:
                 uow.significant.record(
                     "session",
@@ -150,7 +155,7 @@ class Access:
         with self._uow() as uow:
             if uow.projections.player(player_id) is None:
                 raise NotFound("player", player_id)
-            count = uow.access.revoke_player_sessions(player_id)
+            count = uow.access.revoke_player_sessions(request.credential, player_id)
             uow.significant.record(
                 "session",
                 request.actor.id,
@@ -172,7 +177,11 @@ class Access:
             if uow.projections.player(player_id) is None:
                 raise NotFound("player", player_id)
             created, expires = uow.access.add_session(
-                _digest(token), player_id, request.actor.id, self.session_max_age
+                request.credential,
+                _digest(token),
+                player_id,
+                self.session_max_age,
+                self.session_idle,
             )
             uow.significant.record(
                 "session",
@@ -196,25 +205,25 @@ class Access:
         ):
             return known.principal
         if secret.startswith(KEY_PREFIX):
-            return self._remember(digest, self._find_key(digest), now, now, None)
+            return self._remember(digest, self._find_key(digest, secret), now, now, None)
         if secret.startswith(TOKEN_PREFIX):
             touch = known is None or now - known.touched_at >= self.touch_every
             with self._uow() as uow:
                 uow.outside_transaction()  # one statement: its own transaction
                 if touch:
-                    found = uow.access.touch_session(digest, self.session_idle)
+                    found = uow.access.touch_session(secret)
                 else:
-                    found = uow.access.check_session(digest, self.session_idle)
+                    found = uow.access.check_session(digest)
             if found is None:
                 self._remember(digest, None, now, now, None)
                 return None
             player_id, expires_at, started = found
             touched = now if touch or known is None else known.touched_at
-            principal = Principal(Actor(str(player_id), "player"), player_id, started)
+            principal = Principal(Actor(str(player_id), "player"), player_id, started, secret)
             return self._remember(digest, principal, now, touched, expires_at)
         return None
 
-    def _find_key(self, digest: str) -> Principal | None:
+    def _find_key(self, digest: str, secret: str) -> Principal | None:
         with self._uow() as uow:
             uow.outside_transaction()
             found = uow.access.find_key(digest)
@@ -224,7 +233,12 @@ class Access:
         if role not in STAFF_ROLES:
             return None
         # The key's own id, never its name: a name can be reused by a later key.
-        return Principal(Actor(key_actor(key_id), cast(Role, role)))
+        return Principal(Actor(key_actor(key_id), cast(Role, role)), credential=secret)
+
+    def _owner(self) -> UnitOfWork:
+        if self._owner_uow is None:
+            raise PermissionError(OWNER_ONLY)
+        return self._owner_uow()
 
     def _remember(
         self,

@@ -302,11 +302,12 @@ class Anchors:
 
     def findings(self, uow: UnitOfWork) -> list[Finding]:
         """The whole-history audit's log unit: the log against every checkpoint, every ledger
-        transaction's cause event, and every read-model row's stream."""
+        transaction's cause event, and every read-model row's stream. Read in the audit's one
+        snapshot (UnitOfWork.snapshot), so the log's head is the snapshot's own."""
         stored = uow.checkpoints.all()
         heads = uow.checkpoints.heads()
         anchored, findings = trusted_checkpoints(stored, heads, self._public_keys)
-        position, _ = uow.checkpoints.log_head()
+        position = uow.checkpoints.snapshot_head()
         findings += beyond_log_findings(stored, position)
         findings += verify_log(anchored, uow.checkpoints.entries(0, position))
         findings += placement_findings(uow.checkpoints.out_of_place(position, APPEND_SLACK))

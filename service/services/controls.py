@@ -51,7 +51,9 @@ class Controls:
                 event = rules.switched(scope, target, enabled, reason)
                 meta = event_metadata(request)
                 version = uow.events.stream_version(CONTROLS)
-                uow.events.append(CONTROLS, [NewEvent.of(event, meta)], version)
+                uow.recorder.append(
+                    request.credential, CONTROLS, [NewEvent.of(event, meta)], version
+                )
                 player = uuid.UUID(target) if scope == "player" else None
                 details = {"scope": scope, "target": event.target, "enabled": enabled}
                 uow.significant.record(

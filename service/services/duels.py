@@ -30,6 +30,7 @@ from service.core.duel_verification import DuelVerification, SeatStream, verify_
 from service.core.paytable import Paytable, paytable_for
 from service.core.streams import duel_stream, game_stream
 from service.errors import CertificationDisabled, DuelNotOver, NotFound, RuleViolation, TimeUp
+from service.games import game_named
 from service.games.klondike import KLONDIKE_DUEL
 from service.services import history_audits as audit
 from service.services.controls import Controls
@@ -171,9 +172,6 @@ class Duels:
                         certification=certify,
                     ),
                 )
-                uow.seeds.add(
-                    duel_id, self._vault.key_id, self._vault.encrypt(dealt.secret), dealt.kind
-                )
                 if certification is not None:  # a known deal: on the auditors' log
                     uow.significant.record(
                         "certification",
@@ -187,11 +185,15 @@ class Duels:
                 duel_id = found
                 state, records = self._read(uow, duel_id)
                 opening = []
+                dealt = None
             events = [
                 *opening,
                 *d.decide(d.fold(opening, state), d.TakeSeat(str(player_id), now)),
             ]
             loaded = self._append(uow, request, state, records, events, duel_id)
+            if dealt is not None:  # kept at its deal, once recorded (migrations/0032)
+                secret = self._vault.encrypt(dealt.secret)
+                uow.seeds.add(duel_id, self._vault.key_id, secret, dealt.kind)
             uow.remember(request, {"duel_id": str(duel_id), "version": loaded.state.version})
             uow.commit()
         return loaded
@@ -199,7 +201,16 @@ class Duels:
     # --- dealing and playing a seat -------------------------------------------------------------
 
     def deal(self, request: RequestContext, duel_id: uuid.UUID, player_id: uuid.UUID) -> LoadedDuel:
-        """Deal the player's seat its game: the duel's deck, and five minutes from now."""
+        """Deal the player's seat its game: the duel's deck, and five minutes from now. Refused
+        as the join would be (a switch, an exclusion, the session's time limit, a waiting
+        reality check), the refusal recorded as the join's; a seat refused until its time to
+        deal runs out forfeits, as any seat not dealt in time (the sweep)."""
+        with self._safer.refusals_recorded(request, player_id, "deal"):
+            return self._deal(request, duel_id, player_id)
+
+    def _deal(
+        self, request: RequestContext, duel_id: uuid.UUID, player_id: uuid.UUID
+    ) -> LoadedDuel:
         with self._uow() as uow:
             stored = uow.open_command(request)
             if stored is not None:
@@ -212,6 +223,12 @@ class Duels:
             game_id = uuid.uuid4()
             limit = d.KLONDIKE_DUEL_TIME
             events = d.decide(state, d.DealSeat(str(player_id), str(game_id), now + limit))
+            # The duel's own rules first (a seat that may not deal anyway is no refusal), then
+            # the join's guards: the switches, then the player's own. The fee was paid at the
+            # join, so no money limit is checked again.
+            seat_game = game_named(opened.variant)
+            Controls.check_open_in(uow, player_id, seat_game.id, seat_game.rules_version)
+            self._safer.check_may_play_in(uow, request, player_id)
             secret = self._games.secret_in(uow, duel_id, opened.seed_commitment)
             start = g.StartGame(
                 game_id=str(game_id),
@@ -590,7 +607,9 @@ class Duels:
         meta = event_metadata(
             request, opened.paytable_id, opened.paytable_version, opened.rules_version
         )
-        recorded = uow.events.append(stream, [NewEvent.of(e, meta) for e in events], state.version)
+        recorded = uow.recorder.append(
+            request.credential, stream, [NewEvent.of(e, meta) for e in events], state.version
+        )
         uow.ledger.ensure_accounts(
             [ledger.duel_pot(opened.duel_id, opened.currency), ledger.house_rake(opened.currency)]
         )

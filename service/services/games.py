@@ -202,6 +202,7 @@ class Games:
             meta = event_metadata(request, table.id, table.version, rules.rules_version)
             state = g.fold(events)
             recorded = uow.game_writes.send(
+                request.credential,
                 stream,
                 [NewEvent.of(e, meta) for e in events],
                 0,
@@ -444,6 +445,7 @@ class Games:
         # Append first: a concurrent writer that got in since the load is caught by the
         # expected version here, before any money is posted for its events.
         pending = uow.game_writes.send(
+            request.credential,
             stream,
             [NewEvent.of(e, meta) for e in decided.events],
             state.version,
@@ -477,7 +479,9 @@ class Games:
         stream = game_stream(seat.game_id)
         rules = game_named(seat.variant)
         meta = event_metadata(request, seat.paytable.id, seat.paytable.version, rules.rules_version)
-        recorded = uow.events.append(stream, [NewEvent.of(e, meta) for e in events], 0)
+        recorded = uow.recorder.append(
+            request.credential, stream, [NewEvent.of(e, meta) for e in events], 0
+        )
         return self._after(None, g.fold(events), _times(recorded))
 
     def secret_in(self, uow: UnitOfWork, game_id: uuid.UUID, commitment: str | None) -> Secret:

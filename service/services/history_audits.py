@@ -168,8 +168,9 @@ def check_unit(
     log_check: LogCheck,
     read: tuple[list[RecordedEvent], list[PostingRow]] | None = None,
 ) -> list[Finding]:
-    """The findings for one unit (reads only). ``read``: the stream's records and postings,
-    when the caller read them with the rest of its chunk."""
+    """The findings for one unit (reads only, all in the caller's snapshot: check_chunk).
+    ``read``: the stream's records and postings, when the caller read them with the rest of its
+    chunk."""
     if unit == LOG_UNIT:
         return log_check(uow)
     if unit == LEDGER_UNIT:
@@ -215,12 +216,21 @@ def check_chunk(
     log_check: LogCheck,
 ) -> int:
     """Check each unit and record it with its findings; returns how many were newly recorded.
-    The chunk's streams and their postings are read with one statement each (outside any
-    transaction), every unit checked, then all the results recorded in one transaction."""
+
+    Every unit of the chunk is read in one snapshot (a read-only REPEATABLE READ transaction:
+    UnitOfWork.snapshot), its streams and their postings with one statement each: a transaction
+    committing between two reads (a stake between the ledger's postings and balances, a deposit
+    between a player's events and postings) is in both or in neither, never taken for
+    tampering, and a transaction that only reads cannot fail for a concurrent writer's sake.
+    The results are then recorded in a READ COMMITTED transaction of their own: in the snapshot,
+    a delivery of the same chunk or another chunk finishing the audit meanwhile would fail the
+    write with a serialization failure, and the count that finishes the audit would miss their
+    units."""
     streams = [u for u in units if is_game(u) or is_player(u)]
     results: list[tuple[str, list[Finding]]] = []
     with unit_of_work() as uow:
-        uow.outside_transaction()
+        uow.snapshot()
+        AuditReads(uow.conn).no_idle_limit()
         records = uow.events.read_streams(streams) if streams else {}
         postings = AuditReads(uow.conn).postings_of(streams) if streams else {}
         for unit in units:

@@ -102,8 +102,8 @@ class Players:
             player_id = uuid.uuid4()
             event = PlayerRegistered(str(player_id), external_ref, currency)
             meta = event_metadata(request, table.id, table.version)
-            (recorded,) = uow.events.append(
-                player_stream(player_id), [NewEvent.of(event, meta)], expected_version=0
+            (recorded,) = uow.recorder.append(
+                request.credential, player_stream(player_id), [NewEvent.of(event, meta)], 0
             )
             uow.ledger.ensure_accounts(
                 [ledger.player_account(str(player_id), currency), *ledger.house_accounts(currency)]
@@ -174,7 +174,7 @@ class Players:
             meta = event_metadata(request, table.id, table.version)
             # The event first: the database posts only what a recorded cause moves
             # (migrations/0028, ledger_entry_of).
-            uow.events.append(stream, [NewEvent.of(event, meta)], expected_version=version)
+            uow.recorder.append(request.credential, stream, [NewEvent.of(event, meta)], version)
             posted = uow.ledger.post(entry, request.request_id)
             uow.remember(request, {"client_transaction_id": entry.client_transaction_id})
             uow.commit()
@@ -245,7 +245,9 @@ class Players:
             event = PreferencesChanged(preferences.sound, preferences.colour, preferences.card_back)
             table = paytable_for(self._paytables, player.currency)
             meta = event_metadata(request, table.id, table.version)
-            (recorded,) = uow.events.append(stream, [NewEvent.of(event, meta)], version)
+            (recorded,) = uow.recorder.append(
+                request.credential, stream, [NewEvent.of(event, meta)], version
+            )
             uow.projections.save_preferences(player_id, preferences, recorded.recorded_at)
             uow.remember(
                 request,

@@ -3,11 +3,11 @@ operator and enforced in the same transaction as the money they guard
 (service/core/safer_gambling.py holds the rules).
 
 A change is a LimitChanged event on the player's stream (who and when in its metadata); the
-database keeps each limit's state from those events (migrations/0017). A deal, a duel's join and
-a deposit call the checks here after taking the writers' lock, so the usage they read cannot
-move before their own postings commit: N wagers racing against a limit that allows k let
-exactly k through. Certification play (the sandbox currency) is not real money and is not
-limited.
+database keeps each limit's state from those events (migrations/0017). A deal, a duel's join, a
+duel seat's deal and a deposit call the checks here after taking the writers' lock, so the usage
+they read cannot move before their own postings commit: N wagers racing against a limit that
+allows k let exactly k through. Certification play (the sandbox currency) is not real money and
+is not limited.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ class SaferGambling:
             player = uow.projections.player(player_id)
             if player is None:
                 raise NotFound("player", player_id)
-            now = self.clock()
+            now = self._decided_at(uow)
             state = uow.limits.limits(player_id).get(limit, rules.NO_LIMIT)
             event = rules.change(limit, state, value, now)
             self._append(uow, request, player, event)
@@ -93,6 +93,12 @@ class SaferGambling:
             view = self._view(uow, player_id)
             uow.commit()
             return view
+
+    def _decided_at(self, uow: UnitOfWork) -> datetime:
+        """When a limit or exclusion is set: the server's clock, and never before the database's,
+        whose rules check that a loosening waits 24 hours and an exclusion only extends
+        (migrations/0031)."""
+        return max(self.clock(), uow.limits.db_clock())
 
     def exclusion(self, player_id: uuid.UUID) -> Exclusion | None:
         """The player's time-out or self-exclusion in force, if any."""
@@ -110,7 +116,7 @@ class SaferGambling:
             player = uow.projections.player(player_id)
             if player is None:
                 raise NotFound("player", player_id)
-            now = self.clock()
+            now = self._decided_at(uow)
             current = uow.limits.exclusion(player_id)
             if stored is not None:
                 assert current is not None  # the first attempt recorded one
@@ -221,7 +227,8 @@ class SaferGambling:
         table = paytable_for(self._paytables, player.currency)
         stream = player_stream(player.player_id)
         meta = event_metadata(request, table.id, table.version)
-        uow.events.append(stream, [NewEvent.of(event, meta)], uow.events.stream_version(stream))
+        version = uow.events.stream_version(stream)
+        uow.recorder.append(request.credential, stream, [NewEvent.of(event, meta)], version)
 
     def _due(
         self,
@@ -240,7 +247,7 @@ class SaferGambling:
         interval = limits.get(rules.REALITY_CHECK, rules.NO_LIMIT).at(now)
         if interval is None:  # most players: one read per play action, not two
             return None
-        last = uow.limits.last_reality_check(player_id)
+        last = uow.limits.last_reality_check(player_id, started)
         due_at = rules.reality_check_due(interval, started, last, now)
         if due_at is None:
             return None
@@ -248,6 +255,20 @@ class SaferGambling:
         assert player is not None
         account = ledger.player_account(str(player_id), player.currency).account_id
         return rules.prompt(started, due_at, uow.limits.session_money(account, started), now)
+
+    def check_may_play_in(
+        self, uow: UnitOfWork, request: RequestContext, player_id: object
+    ) -> dict[str, rules.Limit]:
+        """Refuse starting play (a deal, a duel's join, a duel seat's deal) to an excluded
+        player (Excluded, whatever the money), in a session past its session-time limit
+        (LimitExceeded) or whose reality check waits (RealityCheckDue), in the caller's
+        transaction, after its writers' lock. Returns the player's limits, read once."""
+        now = self.clock()
+        rules.check_not_excluded(uow.limits.exclusion(player_id), now)
+        limits = uow.limits.limits(player_id)
+        rules.check_session_time(limits, request.session_started, now)
+        rules.check_no_reality_check_due(self._due(uow, request, player_id, limits))
+        return limits
 
     def check_wager_in(
         self,
@@ -257,18 +278,13 @@ class SaferGambling:
         currency: str,
         amount: int,
     ) -> None:
-        """Refuse a stake or entry fee (a deal, a duel's join) of an excluded player (Excluded,
-        whatever the money), of a session past its session-time limit (LimitExceeded) or whose
-        reality check waits (RealityCheckDue), or one the player's limits do not allow
-        (LimitExceeded, real money only), in the caller's transaction, after its writers'
-        lock."""
-        now = self.clock()
-        rules.check_not_excluded(uow.limits.exclusion(player_id), now)
-        limits = uow.limits.limits(player_id)
-        rules.check_session_time(limits, request.session_started, now)
-        rules.check_no_reality_check_due(self._due(uow, request, player_id, limits))
+        """Refuse a stake or entry fee (a deal, a duel's join) that may not start play
+        (``check_may_play_in``), or one the player's limits do not allow (LimitExceeded, real
+        money only), in the caller's transaction, after its writers' lock."""
+        limits = self.check_may_play_in(uow, request, player_id)
         if ledger.is_sandbox(currency):
             return
+        now = self.clock()
         usage = uow.limits.usage(ledger.player_account(str(player_id), currency).account_id, now)
         rules.check_wager(limits, usage, amount, now)
 

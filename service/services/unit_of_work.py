@@ -3,7 +3,9 @@
 The hot path (a game command) reads outside any transaction and writes in one round trip:
 ``outside_transaction`` puts the connection in autocommit, so each read is one statement with no
 BEGIN or COMMIT around it, and ``one_trip`` then sends every write and the COMMIT together as one
-pipeline. Leaving the unit of work puts the connection back as the pool lent it.
+pipeline. ``snapshot`` instead runs the reads that follow in one REPEATABLE READ, READ ONLY
+transaction, for a check that must see the database as of one moment. Leaving the unit of work
+puts the connection back as the pool lent it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from service.storage.idempotency import IdempotencyStore
 from service.storage.ledger import LedgerStore
 from service.storage.limits import LimitStore
 from service.storage.projections import ProjectionStore
+from service.storage.recording import Recorder
 from service.storage.seeds import SeedStore
 from service.storage.significant import SignificantStore
 
@@ -47,12 +50,14 @@ class UnitOfWork:
     advantage: AdvantageReads
     limits: LimitStore
     controls: ControlStore
+    recorder: Recorder
 
     def __init__(self, pool: ConnectionPool) -> None:
         self._pool = pool
         self._lease: AbstractContextManager[psycopg.Connection[Any]] | None = None
         self._committed = False
         self._autocommit = False
+        self._snapshot = False
 
     def __enter__(self) -> UnitOfWork:
         self._lease = self._pool.connection()
@@ -70,6 +75,7 @@ class UnitOfWork:
         self.advantage = AdvantageReads(self.conn)
         self.limits = LimitStore(self.conn)
         self.controls = ControlStore(self.conn)
+        self.recorder = Recorder(self.conn)
         return self
 
     def outside_transaction(self) -> None:
@@ -77,6 +83,20 @@ class UnitOfWork:
         no COMMIT: one round trip each), until ``one_trip`` writes."""
         self.conn.autocommit = True
         self._autocommit = True
+
+    def snapshot(self) -> None:
+        """Run the reads that follow in one transaction that sees the database as of its first
+        statement (REPEATABLE READ), so nothing committed between two of them shows in one and
+        not the other. READ ONLY: it cannot write, and a transaction that only reads is never
+        failed by a concurrent writer (no serialization failure), so whatever the caller writes
+        goes in a unit of work of its own. Ends when the unit of work does; call it before any
+        statement (psycopg refuses once a transaction is open)."""
+        if self._autocommit:
+            self.conn.autocommit = False
+            self._autocommit = False
+        self.conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        self.conn.read_only = True
+        self._snapshot = True
 
     @contextmanager
     def one_trip(self) -> Iterator[None]:
@@ -139,5 +159,8 @@ class UnitOfWork:
                 self.conn.rollback()  # a no-op, keeping prepared statements, if nothing began
             if self._autocommit and not self.conn.closed:
                 self.conn.autocommit = False
+            if self._snapshot and not self.conn.closed:  # the pool's next borrower begins plainly
+                self.conn.isolation_level = None
+                self.conn.read_only = None
         finally:
             self._lease.__exit__(exc_type, exc, tb)

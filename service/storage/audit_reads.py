@@ -81,6 +81,13 @@ SELECT p.posting_id, t.client_transaction_id, t.kind, t.amount, t.cause_stream,
 """
 BALANCES_SQL = "SELECT account_id, balance FROM account_balances"
 
+# A chunk is read and checked in one read-only snapshot (history_audits.check_chunk), which sits
+# idle in its transaction while the worker verifies what it read: a chunk's games, and every
+# checkpoint's signature before the log is read (about 0.2 ms each: past the session's 30 s at
+# some 150,000 checkpoints). For this transaction only, then, no idle limit: it holds no row
+# lock and ends with its chunk, whose task has a time limit of its own.
+NO_IDLE_LIMIT_SQL = "SELECT set_config('idle_in_transaction_session_timeout', '0', true)"
+
 NEW_AUDIT_SQL = """
 INSERT INTO audits (audit_id, scope, requested_by, status, total)
 VALUES (%(audit_id)s, %(scope)s, %(requested_by)s, 'running', %(total)s)
@@ -176,6 +183,9 @@ ON CONFLICT (audit_id, unit, seq) DO NOTHING
 class AuditReads:
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self._conn = conn
+
+    def no_idle_limit(self) -> None:
+        self._conn.execute(NO_IDLE_LIMIT_SQL)
 
     def postings_of(self, streams: Sequence[str]) -> dict[str, list[PostingRow]]:
         found: dict[str, list[PostingRow]] = {}

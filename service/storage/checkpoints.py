@@ -54,6 +54,12 @@ LOG_HEAD_SQL = """
 SELECT coalesce(max(position), 0), statement_timestamp() FROM events WHERE position <= %(upto)s
 """
 
+# The log's last position as the reading transaction's snapshot sees it (the audit's log unit,
+# read in one REPEATABLE READ snapshot, where log_horizon() cannot run: it waits for a snapshot
+# of its own to move on, which never happens). Nothing it leaves out can fall inside a checkpoint
+# the snapshot holds: each was signed up to a horizon, after every event at or below it ended.
+SNAPSHOT_HEAD_SQL = "SELECT coalesce(max(position), 0) FROM events"
+
 # A slice of the log as the running hash sees it, in position order (read a page at a time).
 ENTRIES_SQL = """
 SELECT position, stream_id, version, hash
@@ -177,6 +183,13 @@ class CheckpointStore:
             row = cur.fetchone()
         assert row is not None
         return int(row[0]), row[1]
+
+    def snapshot_head(self) -> int:
+        with self._conn.cursor() as cur:
+            cur.execute(SNAPSHOT_HEAD_SQL)
+            row = cur.fetchone()
+        assert row is not None
+        return int(row[0])
 
     def entries(self, after: int, upto: int, *, page: int = 10_000) -> Iterator[LogEntry]:
         """The log's (position, stream, version, hash) in (after, upto], in position order."""

@@ -17,12 +17,13 @@ from events.records import NewEvent
 from service.core.game_decider import Game
 from service.storage.projections import history_fields
 
-# Append the events at the expected version (raising unique_violation at any other), refresh
+# Append the events at the expected version as the credential's holder (migrations/0031: the
+# database checks who asks and what each event means; unique_violation at any other head), refresh
 # the game's history row from them (a NULL history, a duel seat's game, has none) and its
 # snapshot when one is given; the recorded events come back.
 RECORD_SQL = """
 SELECT position, version, recorded_at, prev_hash, hash
-  FROM record_game_events(%(stream_id)s, %(expected_version)s, %(events)s,
+  FROM record_game_events(%(credential)s, %(stream_id)s, %(expected_version)s, %(events)s,
                           %(history)s::text::jsonb, %(over)s, %(snapshot)s, %(snapshot_mac)s)
 """
 
@@ -49,6 +50,7 @@ class GameWrites:
 
     def send(
         self,
+        credential: str | None,
         stream_id: str,
         events: Sequence[NewEvent],
         expected_version: int,
@@ -59,6 +61,7 @@ class GameWrites:
         outside a transaction, it commits by itself: one round trip). ``snapshot``: the new
         state's snapshot JSON and its MAC, when one is due."""
         params = append_params(stream_id, events, expected_version)
+        params["credential"] = credential
         params["history"] = None if history is None else _row(history)
         params["over"] = history is not None and history.is_over
         params["snapshot"], params["snapshot_mac"] = snapshot or (None, None)

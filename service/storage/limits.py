@@ -1,7 +1,8 @@
 """Safer gambling's reads (service/core/safer_gambling.py holds what they mean): a player's
-limits and exclusion, which the database keeps from the LimitChanged and PlayerExcluded events
-(migrations/0017, 0018: the service may only read them), and what the player's real-money
-wallet did in the current day, week and month.
+limits, exclusion and each session's last reality check, which the database keeps from the
+LimitChanged, PlayerExcluded and RealityCheckAcknowledged events (migrations/0017, 0018, 0029:
+the service may only read them), what the player's real-money wallet did in the current day,
+week and month, and what one session's play moved.
 """
 
 from __future__ import annotations
@@ -63,26 +64,49 @@ SELECT coalesce(sum(t.amount) FILTER (WHERE t.kind = 'deposit' AND p.created_at 
 
 
 # The player's time-out or self-exclusion, in force or ended.
+# The database's clock, as its rules read it (migrations/0031 db_clock: the transaction's start):
+# a limit's or exclusion's times are decided on no earlier time than the rules check.
+DB_CLOCK_SQL = "SELECT db_clock()"
+
 EXCLUSION_SQL = """
 SELECT kind, until FROM player_exclusions WHERE player_id = %(player_id)s
 """
 
 
-# The player's latest acknowledged reality check: its session's start, and when.
+# The player's latest acknowledged reality check in one player session (known by its start,
+# migrations/0029): the session's start, and when.
 REALITY_CHECK_SQL = """
-SELECT session_started, acknowledged_at FROM player_reality_checks WHERE player_id = %(player_id)s
+SELECT session_started, acknowledged_at
+  FROM player_reality_checks
+ WHERE player_id = %(player_id)s AND session_started = %(session_started)s
 """
 
-# What the play of one wallet moved since a session began: stakes and fees out, winnings,
-# refunds and prizes back (the cashier's movements are not play).
+# What one wallet's play in one player session moved: the stakes and fees its own requests
+# placed, and what those games and duels paid back (winnings, refunds, prizes), whoever ended
+# them. A stake is the session's when the event that placed it names the session in its
+# metadata (service.core.context.event_metadata), so another session's play, and a game staked
+# before this session began, count in none of its figures. The cashier's movements are not
+# play. Reads the wallet's postings since the session began (postings_by_account_time), and of
+# the debits among them their causes (events_pkey).
 SESSION_MONEY_SQL = """
-SELECT coalesce(-sum(p.amount) FILTER (WHERE p.amount < 0), 0),
-       coalesce(sum(p.amount) FILTER (WHERE p.amount > 0), 0)
-  FROM postings p
-  JOIN ledger_transactions t ON t.transaction_id = p.transaction_id
- WHERE p.account_id = %(account_id)s
-   AND p.created_at >= %(since)s
-   AND t.kind NOT IN ('deposit', 'withdrawal')
+WITH play AS (
+    SELECT p.cause_stream, p.cause_version, p.amount
+      FROM postings p
+      JOIN ledger_transactions t ON t.transaction_id = p.transaction_id
+     WHERE p.account_id = %(account_id)s
+       AND p.created_at >= %(session_started)s
+       AND t.kind NOT IN ('deposit', 'withdrawal')
+), staked AS (
+    SELECT play.cause_stream
+      FROM play
+      JOIN events e ON e.stream_id = play.cause_stream AND e.version = play.cause_version
+     WHERE play.amount < 0
+       AND (e.metadata->>'session_started')::timestamptz = %(session_started)s
+)
+SELECT coalesce(-sum(amount) FILTER (WHERE amount < 0), 0),
+       coalesce(sum(amount) FILTER (WHERE amount > 0), 0)
+  FROM play
+ WHERE cause_stream IN (SELECT cause_stream FROM staked)
 """
 
 
@@ -117,18 +141,32 @@ class LimitStore:
         losses = dict(zip(PERIODS, (int(v) for v in row[3:]), strict=True))
         return Usage(deposits, losses)
 
+    def db_clock(self) -> datetime:
+        with self._conn.cursor() as cur:
+            cur.execute(DB_CLOCK_SQL)
+            row = cur.fetchone()
+        assert row is not None
+        now: datetime = row[0]
+        return now
+
     def exclusion(self, player_id: object) -> Exclusion | None:
         row = self._conn.execute(EXCLUSION_SQL, {"player_id": player_id}).fetchone()
         return None if row is None else Exclusion(row[0], row[1])
 
-    def last_reality_check(self, player_id: object) -> tuple[datetime, datetime] | None:
-        row = self._conn.execute(REALITY_CHECK_SQL, {"player_id": player_id}).fetchone()
+    def last_reality_check(
+        self, player_id: object, session_started: datetime
+    ) -> tuple[datetime, datetime] | None:
+        """The latest acknowledgement in the player's session that began at
+        ``session_started``: (its start, when)."""
+        params = {"player_id": player_id, "session_started": session_started}
+        row = self._conn.execute(REALITY_CHECK_SQL, params).fetchone()
         return None if row is None else (row[0], row[1])
 
-    def session_money(self, account_id: str, since: datetime) -> SessionMoney:
-        row = self._conn.execute(
-            SESSION_MONEY_SQL, {"account_id": account_id, "since": since}
-        ).fetchone()
+    def session_money(self, account_id: str, session_started: datetime) -> SessionMoney:
+        """What the wallet's play in the player session that began at ``session_started``
+        moved."""
+        params = {"account_id": account_id, "session_started": session_started}
+        row = self._conn.execute(SESSION_MONEY_SQL, params).fetchone()
         assert row is not None
         return SessionMoney(int(row[0]), int(row[1]))
 

@@ -3,6 +3,7 @@ behind the service's back at the duel's money (the wallets' side is tests.api.bo
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -13,27 +14,44 @@ from events import chain
 from service.bootstrap import Container
 from tests.api.books import DbConn, stream_transactions
 from tests.api.client import Http, assert_problem
+from tests.dbtools import move_db_clock
 
 
-@dataclass
 class FakeClock:
-    """The server's clock as the duel and game services read it; tests move it, never sleep."""
+    """The server's clock as the duel and game services read it; tests move it, never sleep.
+    The database's clock moves with it (tests/dbtools.py move_db_clock): its rules decide on
+    their own clock when a seat's time or a duel's time to fill has run out (migrations/0031)."""
 
-    now: datetime
+    def __init__(self, now: datetime, owner_url: str = "") -> None:
+        self._owner_url = owner_url
+        self._now = now
+
+    @property
+    def now(self) -> datetime:
+        return self._now
+
+    @now.setter
+    def now(self, moment: datetime) -> None:
+        self._now = moment
+        if self._owner_url:
+            move_db_clock(self._owner_url, moment)
 
     def __call__(self) -> datetime:
-        return self.now
+        return self._now
 
     def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
+        self.now = self._now + timedelta(seconds=seconds)
 
 
 @pytest.fixture
-def clock(container: Container, monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    fake = FakeClock(datetime.now(UTC))
+def clock(container: Container, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeClock]:
+    owner_url = container.settings.migration_database_url or ""
+    fake = FakeClock(datetime.now(UTC), owner_url)
     monkeypatch.setattr(container.duels, "clock", fake)
     monkeypatch.setattr(container.games, "clock", fake)
-    return fake
+    yield fake
+    if owner_url:
+        move_db_clock(owner_url, None)  # the real time again, for the tests after
 
 
 def join(http: Http, player_id: str, fee: int, **extra: Any) -> dict[str, Any]:

@@ -13,9 +13,9 @@ import pytest
 from events.anchor import load_public_keys, verify_document
 from service.app import create_app
 from service.bootstrap import Container
-from service.core.context import Actor, RequestContext
 from service.worker import tasks
 from tests.api.client import Http, assert_problem
+from tests.integration.conftest import OPERATOR
 from tests.workers import worker_environment
 
 
@@ -123,7 +123,7 @@ def test_before_the_log_s_first_event_there_is_nothing_to_sign(
     assert "nothing to sign" in refused.output
     assert fresh_container.anchors.page(before=None, limit=5) == []
 
-    fresh_container.players.open_account(RequestContext(Actor("test", "operator")), "first", "GBP")
+    fresh_container.players.open_account(OPERATOR, "first", "GBP")
     made = client.post("/v1/checkpoints", auditor)
     assert made.status_code == 201, made.get_json()
     assert (made.get_json()["seq"], made.get_json()["events"]) == (1, 1)

@@ -67,6 +67,7 @@ def replicated(data_dir: Path) -> Iterator[Replicated]:
                 with_broker(Settings(), data_dir),
                 environment="test",
                 database_url=database.service_url,
+                migration_database_url=database.owner_url,
                 replica_database_url=with_user(replica.url(database.name), SERVICE_ROLE),
                 replica_max_wait_ms=300,
                 seed_keys=(Fernet.generate_key().decode(),),

@@ -183,13 +183,22 @@ def test_stricter_takes_effect_at_once_and_looser_only_after_24_hours(
     assert loosened.status_code == 200, loosened.get_json()
     (shown,) = [e for e in loosened.get_json()["limits"] if e["limit"] == "max-stake"]
     assert (shown["value"], shown["pending"]) == (520, 2_080)
-    assert shown["pending_from"] == (start + timedelta(hours=24)).isoformat()
+    pending_from = _a_day_after(start, shown["pending_from"])
 
     monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(hours=23, minutes=59))
     assert_problem(_deal(http, player, 1_040), 422, "limit-exceeded")
-    monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(hours=24))
+    monkeypatch.setattr(container.safer, "clock", lambda: pending_from)
     assert _limits(http, player)["max-stake"]["value"] == 2_080
     _lose(http, player, 1_040)
+
+
+def _a_day_after(start: datetime, shown: str) -> datetime:
+    """A loosening's time: 24 hours after it was asked for, on the server's clock and never
+    before the database's (whose rule checks it: migrations/0031), so a moment after ``start``
+    plus a day."""
+    pending_from = datetime.fromisoformat(shown)
+    assert start + timedelta(hours=24) <= pending_from < start + timedelta(hours=24, minutes=1)
+    return pending_from
 
 
 def test_certification_play_is_not_limited(http: Http) -> None:
@@ -214,11 +223,8 @@ def test_tightening_while_a_loosening_waits_wins_at_once_and_drops_it(
     assert _set(http, player.token, player, "loss-week", 1_040).status_code == 200
     assert _set(http, player.token, player, "loss-week", None).status_code == 200  # looser
     shown = _limits(http, player)["loss-week"]
-    assert (shown["value"], shown["pending"], shown["pending_from"]) == (
-        1_040,
-        None,
-        (start + timedelta(hours=24)).isoformat(),
-    )
+    assert (shown["value"], shown["pending"]) == (1_040, None)
+    _a_day_after(start, shown["pending_from"])
     monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(hours=1))
     assert _set(http, player.token, player, "loss-week", 520).status_code == 200
     shown = _limits(http, player)["loss-week"]
@@ -249,7 +255,8 @@ def test_a_time_out_stops_every_money_path_but_withdrawals_and_the_game_in_play(
     monkeypatch.setattr(container.safer, "clock", lambda: start)
     taken = _exclude(http, player.token, player, "24-hours")
     assert taken.status_code == 201, taken.get_json()
-    until = (start + timedelta(hours=24)).isoformat()
+    until = taken.get_json()["until"]
+    ends = _a_day_after(start, until)
     assert taken.get_json() == {
         "player_id": player.id,
         "excluded": True,
@@ -272,7 +279,7 @@ def test_a_time_out_stops_every_money_path_but_withdrawals_and_the_game_in_play(
     assert out.status_code == 201, out.get_json()
     assert wallet(http, player)["balance"] == 5_200 - 520 - 100
 
-    monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(hours=24))
+    monkeypatch.setattr(container.safer, "clock", lambda: ends)
     assert http.get(f"/v1/players/{player.id}/exclusion", player.token).get_json()["excluded"] is (
         False
     )
@@ -402,6 +409,78 @@ def test_a_duel_s_view_carries_the_due_reality_check_and_a_join_waits_for_it(
     view = http.get(f"/v1/duels/{duel_id}", player.token).get_json()
     assert (view["reality_check"]["stakes"], view["reality_check"]["net"]) == (100, -100)
     assert_problem(_join(http, player, 200), 409, "reality-check-due")
+
+
+def _another_session(http: Http, player: Player) -> str:
+    """A second live session of the player, minted by an operator: its token."""
+    minted = http.post(f"/v1/players/{player.id}/sessions", http.operator_key)
+    assert minted.status_code == 201, minted.get_json()
+    token: str = minted.get_json()["token"]
+    return token
+
+
+def _check(http: Http, player: Player, token: str) -> Any:
+    """The reality check due in the session of ``token`` (None if none is)."""
+    shown = http.get(f"/v1/players/{player.id}/reality-check", token)
+    assert shown.status_code == 200, shown.get_json()
+    return shown.get_json()["reality_check"]
+
+
+def test_each_session_s_reality_check_is_acknowledged_in_that_session_only(
+    http: Http, container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    player = WalletFactory.create(balance=1_040).player
+    assert _set(http, player.token, player, "reality-check", 1).status_code == 200
+    other = _another_session(http, player)
+    start = datetime.now(UTC)
+    monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(seconds=61))
+    first, second = _check(http, player, player.token), _check(http, player, other)
+    assert first is not None
+    assert second is not None
+    assert first["session_started"] < second["session_started"]  # two sessions, two checks
+
+    # The first session's acknowledgement is its own: the second's check still waits.
+    seen = http.post(f"/v1/players/{player.id}/reality-check", player.token)
+    assert seen.get_json() == {"due": False, "reality_check": first}
+    assert _check(http, player, player.token) is None
+    assert _check(http, player, other) == second
+    refused = http.post("/v1/games", other, json={"variant": "vegas-draw1", "stake": 520})
+    assert_problem(refused, 409, "reality-check-due")
+    # ... and the second's does not make the first's due again.
+    seen = http.post(f"/v1/players/{player.id}/reality-check", other)
+    assert seen.get_json() == {"due": False, "reality_check": second}
+    assert (_check(http, player, player.token), _check(http, player, other)) == (None, None)
+    assert _deal(http, player, 520).status_code == 201
+
+
+def test_a_session_s_reality_check_counts_only_the_play_staked_in_it(
+    http: Http, container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    player = WalletFactory.create(balance=5_200).player
+    assert _set(http, player.token, player, "reality-check", 1).status_code == 200
+    staked_before = _deal(http, player, 520)  # in the first session, before the second began
+    assert staked_before.status_code == 201, staked_before.get_json()
+    other = _another_session(http, player)
+    # Its refund is paid while the second session plays: still the first session's money.
+    voided = http.post(
+        f"/v1/games/{staked_before.get_json()['id']}/void",
+        http.operator_key,
+        json={"reason": "a table fault"},
+    )
+    assert voided.status_code == 200, voided.get_json()
+    for token, stake in ((other, 1_040), (player.token, 1_560)):  # one game in each, in turn
+        dealt = http.post("/v1/games", token, json={"variant": "vegas-draw1", "stake": stake})
+        assert dealt.status_code == 201, dealt.get_json()
+        assert played(http, token, dealt.get_json()["id"], {"action": "collect"})["winnings"] == 0
+    start = datetime.now(UTC)
+    monkeypatch.setattr(container.safer, "clock", lambda: start + timedelta(seconds=61))
+    first, second = _check(http, player, player.token), _check(http, player, other)
+    assert (first["stakes"], first["payouts"], first["net"]) == (520 + 1_560, 520, -1_560)
+    assert (second["stakes"], second["payouts"], second["net"]) == (1_040, 0, -1_040)
+    assert first["session_seconds"] >= second["session_seconds"] >= 61
+    # The acknowledgement records the figures its session was shown.
+    seen = http.post(f"/v1/players/{player.id}/reality-check", other)
+    assert seen.get_json() == {"due": False, "reality_check": second}
 
 
 def test_a_session_time_limit_stops_play_in_that_session_but_not_its_collect(

@@ -33,8 +33,8 @@ from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from service.bootstrap import Container
-from service.core.context import Actor, RequestContext
 from service.services.access import KEY_PREFIX
+from tests.credentials import OPERATOR
 
 SPEC = Path(__file__).resolve().parents[2] / "openapi.yaml"
 MAX_EXAMPLES = int(
@@ -176,9 +176,8 @@ def test_every_response_matches_the_document(
 def _switch_everything_back_on(container: Container) -> None:
     """A fuzzed switch may have turned gaming off for the whole casino (the test database is
     shared): every switch is turned back on before the next case."""
-    operator = RequestContext(Actor("schemathesis", "operator"))
     for off in container.controls.off():
-        container.controls.switch(operator, off.scope, off.target, True, "fuzzing done")
+        container.controls.switch(OPERATOR, off.scope, off.target, True, "fuzzing done")
 
 
 # --- what the fuzzing found, pinned ------------------------------------------------------------

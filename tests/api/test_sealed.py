@@ -341,7 +341,7 @@ def test_a_v1_deal_in_play_keeps_its_recorded_deck_masked(
         if record["type"] == "StakePlaced":
             data["game_id"] = game_id
         events.append(NewEvent(record["type"], record["schema_version"], data, record["metadata"]))
-    with container.unit_of_work() as uow:
+    with container.owner_unit_of_work() as uow:
         uow.lock_for_write()
         uow.events.append(stream, events, 0)
         uow.commit()

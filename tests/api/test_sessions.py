@@ -40,9 +40,16 @@ def _stored_values(conn: AdminConn, table: str, where: str, value: object) -> li
 
 
 @pytest.fixture
-def cli_app(monkeypatch: pytest.MonkeyPatch, database_url: str, settings: Settings) -> Flask:
-    """The app as ``flask --app service`` makes it, configured from the environment."""
+def cli_app(
+    monkeypatch: pytest.MonkeyPatch,
+    database_url: str,
+    migration_database_url: str,
+    settings: Settings,
+) -> Flask:
+    """The app as ``flask --app service`` makes it, configured from the environment: the owner's
+    login too, which alone writes staff keys (migrations/0030)."""
     monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("MIGRATION_DATABASE_URL", migration_database_url)
     monkeypatch.setenv("SEED_ENCRYPTION_KEYS", settings.seed_keys[0])
     monkeypatch.setenv("APP_ENV", "test")
     return create_app()

@@ -46,7 +46,7 @@ from events.catalog import GameEvent
 from events.records import NewEvent
 from service.bootstrap import Container, build
 from service.core import game_decider as g
-from service.core.context import Actor, RequestContext, event_metadata
+from service.core.context import event_metadata
 from service.core.paytable import Paytable
 from service.core.streams import game_stream
 from service.games import game_named
@@ -54,7 +54,8 @@ from service.runtime.config import PROJECT_ROOT, Settings
 from service.services import history_audits as audit
 from service.services.games import Games
 from service.storage.projections import history_row
-from tests.dbtools import scratch_database, server_admin_url
+from tests.credentials import OPERATOR, as_player
+from tests.dbtools import as_owner, scratch_database, server_admin_url
 
 GAMES = int(os.environ.get("BENCH_AUDIT_GAMES", "10000"))
 PLAYERS = 200
@@ -63,7 +64,6 @@ MAX_COMMANDS = 120
 CURRENCY = "GBP"
 WORKER_COUNTS = (1, 2)
 AUDIT_TIMEOUT = 1800.0
-OPERATOR = Actor("bench-operator", "operator")
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,14 +118,16 @@ def _write(container: Container, game: PlayedGame) -> None:
     stream = game_stream(game.game_id)
     player, game_id = str(game.player_id), str(game.game_id)
     rules = game.state.info.rules_version if game.state.info else None
-    requests = [RequestContext(Actor(player, "player")) for _ in game.steps]
+    requests = [as_player(game.player_id) for _ in game.steps]
     new = [
         [NewEvent.of(e, event_metadata(request, table.id, table.version, rules)) for e in events]
         for request, events in zip(requests, game.steps, strict=True)
     ]
     played = [e for events in game.steps[:-1] for e in events]
     collect = game.steps[-1]
-    with container.unit_of_work() as uow:
+    # As the owner, as a loader writes history: the shape-only append is the owner's
+    # (migrations/0031).
+    with container.owner_unit_of_work() as uow:
         recorded = uow.events.append(stream, [e for step in new[:-1] for e in step], 0)
         Games._post_money(uow, stream, 0, player, game_id, played)
         uow.seeds.add(game.game_id, container.vault.key_id, container.vault.encrypt(game.seed))
@@ -161,12 +163,9 @@ def _open_players(container: Container) -> list[uuid.UUID]:
     """Players opened and funded through the service, as an operator would."""
     players = []
     for n in range(PLAYERS):
-        request = RequestContext(OPERATOR)
-        opened = container.players.open_account(request, f"bench-{uuid.uuid4()}", CURRENCY)
+        opened = container.players.open_account(OPERATOR, f"bench-{uuid.uuid4()}", CURRENCY)
         player_id = opened.row.player_id
-        container.players.deposit(
-            RequestContext(OPERATOR), player_id, 10**10, f"bench-deposit-{n}-{uuid.uuid4()}"
-        )
+        container.players.deposit(OPERATOR, player_id, 10**10, f"bench-deposit-{n}-{uuid.uuid4()}")
         players.append(player_id)
     return players
 
@@ -308,6 +307,7 @@ def run() -> Iterator[str]:
         settings = replace(
             Settings(),
             database_url=url,
+            migration_database_url=as_owner(url),
             data_dir=data_dir,
             seed_keys=(key,),
             celery_broker_url=broker,

@@ -27,14 +27,13 @@ from cryptography.fernet import Fernet
 
 from service.bootstrap import build
 from service.core import game_decider as g
-from service.core.context import Actor, RequestContext
 from service.runtime.config import Settings
-from tests.dbtools import scratch_database, server_admin_url
+from tests.credentials import OPERATOR, as_player, mint_test_session
+from tests.dbtools import as_owner, move_db_clock, scratch_database, server_admin_url
 
 PLAYERS = int(os.environ.get("BENCH_DUEL_PLAYERS", "400"))
 THREADS = int(os.environ.get("BENCH_DUEL_THREADS", "8"))
 FEE = 500
-OPERATOR = Actor("bench-operator", "operator")
 
 
 class _Clock:
@@ -76,15 +75,15 @@ def run() -> Iterator[str]:
             players = []
             for n in range(PLAYERS):
                 opened = container.players.open_account(
-                    RequestContext(OPERATOR), f"bench-duel-{n}-{uuid.uuid4()}", "GBP"
+                    OPERATOR, f"bench-duel-{n}-{uuid.uuid4()}", "GBP"
                 )
                 player_id = opened.row.player_id
-                container.players.deposit(RequestContext(OPERATOR), player_id, 10 * FEE, f"d{n}")
+                container.players.deposit(OPERATOR, player_id, 10 * FEE, f"d{n}")
+                mint_test_session(container, player_id)
                 players.append(player_id)
 
             def joiner(player_id: uuid.UUID) -> Callable[[], object]:
-                actor = Actor(str(player_id), "player")
-                return lambda: container.duels.join(RequestContext(actor), player_id, FEE)
+                return lambda: container.duels.join(as_player(player_id), player_id, FEE)
 
             half = PLAYERS // 2
             seconds = _parallel([joiner(p) for p in players[:half]])
@@ -98,7 +97,7 @@ def run() -> Iterator[str]:
             def play(duel_id: uuid.UUID, seat: int, stop: bool) -> Callable[[], object]:
                 def job() -> None:
                     player = uuid.UUID(dict(duels)[duel_id].seats[seat].player_id)
-                    request = RequestContext(Actor(str(player), "player"))
+                    request = as_player(player)
                     if stop:
                         container.duels.play(request, duel_id, player, g.Collect("player"))
                     else:
@@ -119,6 +118,7 @@ def run() -> Iterator[str]:
             duels = [(r.duel_id, container.duels.duel(r.duel_id).state) for r in rows]
             _parallel([play(d, s, False) for d, _ in duels for s in (0, 1)])
             clock.now += timedelta(minutes=6)
+            move_db_clock(as_owner(url), clock.now)  # the database's rules' clock too
             swept: list[uuid.UUID] = []
             seconds = _timed(lambda: swept.extend(container.duels.sweep(limit=10_000)))
             yield (

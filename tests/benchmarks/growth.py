@@ -74,7 +74,8 @@ from service.storage import advantage, checkpoints, duels, game_writes, projecti
 from service.storage import finance as finance_sql
 from service.storage.audit_reads import POSTINGS_SQL
 from tests.benchmarks.history import load_for
-from tests.dbtools import ScratchDatabase, server_admin_url, split_database
+from tests.credentials import OPERATOR, as_player, mint_test_session
+from tests.dbtools import ScratchDatabase, as_owner, server_admin_url, split_database
 
 SIZES = [int(n) for n in os.environ.get("BENCH_GROWTH_EVENTS", "0,1000000").split(",") if n]
 SECONDS = float(os.environ.get("BENCH_GROWTH_SECONDS", "2"))
@@ -89,7 +90,6 @@ SWEEPS = 3
 #: A figure this many times its empty-log value gets its plans printed.
 MOVED = 1.2
 
-OPERATOR = RequestContext(Actor("bench-operator", "operator"))
 AUDITOR = Actor("bench-auditor", "auditor")
 SEED = "25" * 32  # the certification deal's seed: the same game at every size
 STAKE = 520
@@ -140,11 +140,12 @@ def _player(container: Container, balance: int) -> uuid.UUID:
     opened = container.players.open_account(OPERATOR, f"growth-{uuid.uuid4()}", "GBP")
     player_id = opened.row.player_id
     container.players.deposit(OPERATOR, player_id, balance, f"growth-{uuid.uuid4()}")
+    mint_test_session(container, player_id)
     return player_id
 
 
 def _as(player_id: uuid.UUID) -> RequestContext:
-    return RequestContext(Actor(str(player_id), "player"))
+    return as_player(player_id)
 
 
 def _median_ms(work: Callable[[], object], runs: int) -> float:
@@ -160,7 +161,8 @@ def _median_ms(work: Callable[[], object], runs: int) -> float:
 def _appends(url: str) -> tuple[float, Probe]:
     """Ms an append, one event a transaction, one writer (the median of three runs)."""
     rounds = []
-    with psycopg.connect(url, autocommit=True) as conn:
+    # As the owner: the shape-only append is the owner's (migrations/0031).
+    with psycopg.connect(as_owner(url), autocommit=True) as conn:
         store = PostgresEventStore(conn)
         stream = f"growth-{uuid.uuid4()}"
         event = FundsDeposited(100, "GBP", "growth")

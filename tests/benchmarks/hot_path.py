@@ -33,7 +33,7 @@ from service.bootstrap import build
 from service.core.context import Actor, RequestContext
 from service.runtime.config import Settings
 from tests.benchmarks.http import STAKE, _player
-from tests.dbtools import scratch_database, server_admin_url
+from tests.dbtools import as_owner, scratch_database, server_admin_url
 
 THREADS = int(os.environ.get("BENCH_HOT_PATH_THREADS", "4"))
 BLOCK = int(os.environ.get("BENCH_HOT_PATH_BLOCK", "60"))  # plays a thread makes a block
@@ -103,7 +103,11 @@ def run() -> Iterator[str]:
     with scratch_database(server_admin_url(), prefix="vegas_bench") as url:
         key = Fernet.generate_key().decode()
         settings = replace(
-            Settings(), database_url=url, seed_keys=(key,), pool_max_size=THREADS + 1
+            Settings(),
+            database_url=url,
+            migration_database_url=as_owner(url),  # a staff key for the sessions
+            seed_keys=(key,),
+            pool_max_size=THREADS + 1,
         )
         container = build(settings, migrate=False)
         database = str(conninfo_to_dict(url)["dbname"])
@@ -114,7 +118,7 @@ def run() -> Iterator[str]:
                 mine = []
                 for _ in range(GAMES):
                     player_id, token = _player(container, 10**9)
-                    actor = RequestContext(Actor(str(player_id), "player"))
+                    actor = RequestContext(Actor(str(player_id), "player"), credential=token)
                     dealt = container.games.start(actor, player_id, "klondike", STAKE)
                     mine.append(_Game(token, uuid.UUID(dealt.state.game_id)))
                 games.append(mine)

@@ -48,7 +48,8 @@ from service.core.context import Actor, RequestContext
 from service.errors import GameInProgress
 from service.runtime import gunicorn_config
 from service.runtime.config import PROJECT_ROOT, Settings
-from tests.dbtools import scratch_database, server_admin_url
+from tests.credentials import OPERATOR, staff
+from tests.dbtools import as_owner, scratch_database, server_admin_url
 from tests.debian import missing_after_install
 from tests.gunicorn_workers import held_connections
 
@@ -65,7 +66,6 @@ DEALERS = int(os.environ.get("BENCH_DEALERS_PER_CONNECTION", "120"))
 COLLECTS_PER_DEAL = 6
 LUA = Path(__file__).parent / "lua"
 CONFIG = str(PROJECT_ROOT / "service" / "runtime" / "gunicorn_config.py")
-OPERATOR = RequestContext(Actor("bench", "operator"))
 STAKE = 520
 
 
@@ -246,7 +246,7 @@ def _player(container: Container, funds: int) -> tuple[uuid.UUID, str]:
     opened = container.players.open_account(OPERATOR, f"bench-{uuid.uuid4()}", "GBP")
     player_id = opened.row.player_id
     container.players.deposit(OPERATOR, player_id, funds, f"bench-{uuid.uuid4()}")
-    return player_id, container.access.open_session(OPERATOR, player_id).token
+    return player_id, container.access.open_session(staff(container), player_id).token
 
 
 def _players(container: Container, count: int, funds: int) -> list[tuple[uuid.UUID, str]]:
@@ -276,7 +276,7 @@ def _top_up(
         if len(games) >= wanted:
             return
         if token not in games:
-            actor = RequestContext(Actor(str(player_id), "player"))
+            actor = RequestContext(Actor(str(player_id), "player"), credential=token)
             try:
                 loaded = container.games.start(actor, player_id, "vegas-draw3", STAKE)
                 games[token] = loaded.state.game_id
@@ -288,7 +288,13 @@ def run() -> Iterator[str]:
     wrk = _wrk()
     with scratch_database(server_admin_url(), prefix="vegas_bench") as url:
         key = Fernet.generate_key().decode()
-        settings = replace(Settings(), database_url=url, seed_keys=(key,), pool_max_size=8)
+        settings = replace(
+            Settings(),
+            database_url=url,
+            migration_database_url=as_owner(url),
+            seed_keys=(key,),
+            pool_max_size=8,
+        )
         container = build(settings, migrate=False)
         port = _free_port()
         env = {**os.environ, "APP_ENV": "development", "DATABASE_URL": url}
@@ -301,9 +307,8 @@ def run() -> Iterator[str]:
             players = _players(container, CONNECTIONS, 10**9)
             plays = []
             for player_id, token in players:
-                loaded = container.games.start(
-                    RequestContext(Actor(str(player_id), "player")), player_id, "klondike", STAKE
-                )
+                player = RequestContext(Actor(str(player_id), "player"), credential=token)
+                loaded = container.games.start(player, player_id, "klondike", STAKE)
                 plays.append(f"{token} {loaded.state.game_id}")
             dealers = _players(container, CONNECTIONS * DEALERS, STAKE)
             bench = Bench(wrk, base, Usage(server, port), data_dir)

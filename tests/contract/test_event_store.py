@@ -17,7 +17,8 @@ from service.bootstrap import Container
 
 class CommittingPostgresStore:
     """The PostgreSQL store with each call in its own committed transaction, as a caller that
-    does nothing else in the transaction would use it."""
+    does nothing else in the transaction would use it. As the owner: the shape-only append is
+    the owner's (migrations/0031), and these streams are of no kind the service records."""
 
     def __init__(self, container: Container) -> None:
         self._container = container
@@ -25,7 +26,7 @@ class CommittingPostgresStore:
     def append(
         self, stream_id: str, events: Sequence[NewEvent], expected_version: int
     ) -> list[RecordedEvent]:
-        with self._container.unit_of_work() as uow:
+        with self._container.owner_unit_of_work() as uow:
             recorded = uow.events.append(stream_id, events, expected_version)
             uow.commit()
             return recorded
@@ -33,21 +34,21 @@ class CommittingPostgresStore:
     def read_stream(
         self, stream_id: str, *, after_version: int = 0, to_version: int | None = None
     ) -> list[RecordedEvent]:
-        with self._container.unit_of_work() as uow:
+        with self._container.owner_unit_of_work() as uow:
             return uow.events.read_stream(
                 stream_id, after_version=after_version, to_version=to_version
             )
 
     def read_streams(self, stream_ids: Sequence[str]) -> dict[str, list[RecordedEvent]]:
-        with self._container.unit_of_work() as uow:
+        with self._container.owner_unit_of_work() as uow:
             return uow.events.read_streams(stream_ids)
 
     def read_all(self, *, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
-        with self._container.unit_of_work() as uow:
+        with self._container.owner_unit_of_work() as uow:
             return uow.events.read_all(after_position=after_position, limit=limit)
 
     def stream_version(self, stream_id: str) -> int:
-        with self._container.unit_of_work() as uow:
+        with self._container.owner_unit_of_work() as uow:
             return uow.events.stream_version(stream_id)
 
 

@@ -58,12 +58,21 @@ SELECT game_id::text, player_id::text, last_event_at
  WHERE ended_at IS NULL
 """
 
-# Every audit, how far it got and what it found.
+# Every audit, how far it got and what it found (and in which units); and how much of it was
+# checked while money moved: its units recorded before the load ended, the ledger's among them
+# or not (issue 36: a unit that read two statements while a stake committed between them).
 AUDITS_SQL = """
-SELECT a.audit_id::text, a.status, a.total,
+SELECT a.audit_id::text, a.scope->>'kind', a.status, a.total,
        (SELECT count(*) FROM audit_units u WHERE u.audit_id = a.audit_id),
        (SELECT count(*) FROM audit_findings f WHERE f.audit_id = a.audit_id),
-       EXTRACT(EPOCH FROM COALESCE(a.finished_at, statement_timestamp()) - a.created_at)
+       EXTRACT(EPOCH FROM COALESCE(a.finished_at, statement_timestamp()) - a.created_at),
+       (SELECT count(*) FROM audit_units u
+         WHERE u.audit_id = a.audit_id AND u.checked_at < %(load_ended)s),
+       EXISTS (SELECT 1 FROM audit_units u
+                WHERE u.audit_id = a.audit_id AND u.unit = 'ledger'
+                  AND u.checked_at < %(load_ended)s),
+       (SELECT coalesce(string_agg(DISTINCT f.unit, ' '), '') FROM audit_findings f
+         WHERE f.audit_id = a.audit_id)
   FROM audits a
  ORDER BY a.created_at
 """
@@ -94,11 +103,17 @@ SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current
 @dataclass(frozen=True)
 class AuditRow:
     audit_id: str
+    kind: str  # the scope: all, dates or player
     status: str
     total: int
     checked: int
     findings: int
     seconds: float
+    #: Units checked before the load ended, and whether the ledger's was one of them.
+    checked_under_load: int
+    ledger_under_load: bool
+    #: The units with findings, space-separated.
+    units_found: str
 
 
 @dataclass(frozen=True)
@@ -120,14 +135,27 @@ def read_facts(url: str) -> Facts:
     return Facts(events, ledger, games)
 
 
-def read_books(url: str) -> Books:
+def read_books(url: str, load_ended: datetime) -> Books:
     with psycopg.connect(url) as conn:
         sums = {currency.strip(): int(total) for currency, total in conn.execute(LEDGER_SUMS_SQL)}
         mismatches = [(a, int(b), int(s)) for a, b, s in conn.execute(BALANCE_MISMATCHES_SQL)]
         open_games = [tuple(row) for row in conn.execute(OPEN_GAMES_SQL)]
         audits = [
-            AuditRow(a, status, int(total), int(checked), int(findings), float(seconds))
-            for a, status, total, checked, findings, seconds in conn.execute(AUDITS_SQL)
+            AuditRow(
+                a,
+                kind,
+                status,
+                int(total),
+                int(checked),
+                int(findings),
+                float(seconds),
+                int(under_load),
+                bool(ledger),
+                units,
+            )
+            for a, kind, status, total, checked, findings, seconds, under_load, ledger, units in (
+                conn.execute(AUDITS_SQL, {"load_ended": load_ended})
+            )
         ]
     return Books(sums, mismatches, open_games, audits)
 

@@ -421,6 +421,7 @@ class Cluster:
         self.network = Network(data_dir / "hosts")
         self.app_count = app_hosts
         self.database: DatabaseHost | None = None
+        self.migration_url = ""
         self.replica: DatabaseHost | None = None
         self.broker: subprocess.Popen[bytes] | None = None
         self.apps: list[AppHost] = []
@@ -446,6 +447,7 @@ class Cluster:
         db.create()
         db.start()
         urls = provision(db.admin_url(), DATABASE, owner=OWNER, service=SERVICE)
+        self.migration_url = urls.migration  # staff keys only (the app hosts never get it)
         applied = migrate(urls.migration)
         say(f"database host {db.host.address}: {len(applied)} migrations applied")
         replica = DatabaseHost(network.add("replica", 4), f"{network.address(0)}/24")
@@ -510,8 +512,11 @@ class Cluster:
         return found or ("nobody" if address is None else address)
 
     def create_key(self, role: str, name: str) -> str:
-        """A staff key, made with an app host's settings (from the drill's side)."""
-        return create_key(self.apps[0].env, role, name)
+        """A staff key, made with an app host's settings and the owner's login, which alone
+        writes keys (migrations/0030), from the drill's side."""
+        return create_key(
+            self.apps[0].env | {"MIGRATION_DATABASE_URL": self.migration_url}, role, name
+        )
 
     def stop(self) -> list[str]:
         """Every app host stopped as systemd would (SIGTERM), then the balancer, the broker and

@@ -52,6 +52,8 @@ class Drill:
         self.faults: list[FaultResult] = []
         self.began = time.monotonic()
         self.load_started = self.began
+        #: When the clients stopped moving money (the database's clock is UTC too).
+        self.load_ended = datetime.now(UTC)
         self.first_day = datetime.now(UTC).date()
         self.run_id = uuid.uuid4().hex[:8]
 
@@ -90,18 +92,20 @@ class Drill:
             unsettled = self._settle()
             audit_ids = [*faults.audits]
             final = api.post("/v1/audits", keys["auditor"], {})
-            if final.ok:
-                audit_ids.append(final.body["id"])
+            final_audit = final.body["id"] if final.ok else None
+            if final_audit is not None:
+                audit_ids.append(final_audit)
             self._wait_audits(api, keys["auditor"], audit_ids)
             mismatches, recon_errors = self._reconcile(api, keys["finance"])
             url = self.database.url()
-            found, books = facts.read_facts(url), facts.read_books(url)
+            found, books = facts.read_facts(url), facts.read_books(url, self.load_ended)
             faults.close()
         finally:
             api.close()
             for player in self.players:
                 player.close()
-        figures = self._figures(found, books, mismatches, recon_errors, unsettled, final.ok)
+        self._log_audits(books.audits, final_audit)
+        figures = self._figures(found, books, mismatches, recon_errors, unsettled, final_audit)
         figures += self._stop()
         print()
         print(render(figures, self.faults), flush=True)
@@ -180,6 +184,7 @@ class Drill:
         clients could not."""
         self.log("load over; letting every client finish its game")
         self.stop_load.set()
+        self.load_ended = datetime.now(UTC)
         for player in self.players:
             player.join(timeout=self.config.request_deadline + 60)
         self.log(f"settling after {self.stats.requests} requests")
@@ -253,11 +258,14 @@ class Drill:
         mismatches: int,
         recon_errors: int,
         unsettled: int,
-        final_audit_started: bool,
+        final_audit: str | None,
     ) -> list[Figure]:
         acks, stats = self.acks, self.stats
         lost = checks.lost(acks, found)
         duplicated = checks.duplicated(acks, found)
+        final_audit_started = final_audit is not None
+        under_load = [a for a in books.audits if a.audit_id != final_audit]
+        final = [a for a in books.audits if a.audit_id == final_audit]
         stuck_audits = [a for a in books.audits if a.status == "running"]
         failed_audits = [a for a in books.audits if a.status == "failed"]
         figures = [
@@ -311,11 +319,17 @@ class Drill:
                 detail=str(books.balance_mismatches[:2]) if books.balance_mismatches else "",
             ),
             Figure(
-                "audit findings",
-                sum(a.findings for a in books.audits),
+                "audit findings, audits started under load",
+                sum(a.findings for a in under_load),
                 must_be_zero=True,
-                detail=f"{len(books.audits)} audits"
-                + ("" if final_audit_started else "; the final audit could not be started"),
+                detail=_audit_findings(under_load),
+            ),
+            Figure(
+                "audit findings, final audit",
+                sum(a.findings for a in final),
+                must_be_zero=True,
+                detail=_audit_findings(final)
+                + ("" if final_audit_started else "the final audit could not be started"),
             ),
             Figure(
                 "audits failed",
@@ -349,6 +363,17 @@ class Drill:
             ),
         ]
         return figures
+
+    def _log_audits(self, audits: list[facts.AuditRow], final_audit: str | None) -> None:
+        """Each audit's findings, and how much of it was checked while money moved."""
+        for a in audits:
+            when = "final" if a.audit_id == final_audit else "started under load"
+            ledger = ", the ledger's among them" if a.ledger_under_load else ""
+            found = f" in {a.units_found}" if a.units_found else ""
+            self.log(
+                f"audit {a.audit_id} ({a.kind}, {when}, {a.status}): {a.findings} findings"
+                f"{found}; {a.checked_under_load}/{a.total} units checked under load{ledger}"
+            )
 
     def cleanup(self, succeeded: bool) -> None:
         """Stop whatever is still running; keep the data folder unless the drill passed."""
@@ -388,6 +413,16 @@ class Drill:
 
 def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
+
+
+def _audit_findings(audits: list[facts.AuditRow]) -> str:
+    """Each audit's findings by its scope, and how many checked the ledger under load."""
+    if not audits:
+        return ""
+    each = ", ".join(f"{a.kind} {a.findings}" for a in audits)
+    ledgers = sum(a.ledger_under_load for a in audits)
+    many = "audit" if len(audits) == 1 else "audits"
+    return f"{len(audits)} {many} ({each}); {ledgers} checked the ledger under load"
 
 
 def _first(findings: list[checks.Finding]) -> str:

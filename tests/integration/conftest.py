@@ -7,21 +7,14 @@ import uuid
 import pytest
 
 from service.bootstrap import Container
-from service.core.context import Actor, RequestContext
 from service.core.dealing import CertificationDeal
 from service.services.games import LoadedGame
 from service.storage.projections import PlayerRow
 from tests.builders import easy_deck
+from tests.credentials import OPERATOR, as_player, mint_test_session, player_token
 
-OPERATOR = RequestContext(Actor("test-operator", "operator"))
-
-
-def as_player(
-    player_id: uuid.UUID, key: str | None = None, fingerprint: str = ""
-) -> RequestContext:
-    return RequestContext(
-        Actor(str(player_id), "player"), idempotency_key=key, fingerprint=fingerprint
-    )
+#: What tests here import from this module (kept as their names for them).
+__all__ = ["OPERATOR", "World", "as_player", "mint_test_session", "player_token", "world"]
 
 
 class World:
@@ -32,6 +25,7 @@ class World:
 
     def player(self, balance: int = 0, currency: str = "GBP") -> PlayerRow:
         row = self.c.players.open_account(OPERATOR, f"ext-{uuid.uuid4()}", currency).row
+        mint_test_session(self.c, row.player_id)
         if balance:
             self.c.players.deposit(OPERATOR, row.player_id, balance, f"seed-{uuid.uuid4()}")
         return row

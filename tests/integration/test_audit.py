@@ -3,28 +3,46 @@ tampering behind the database's back."""
 
 from __future__ import annotations
 
+import threading
+import time
 import uuid
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
 import psycopg
+import pytest
 
-from service.bootstrap import Container
+from service.bootstrap import Container, build
 from service.core import game_decider as g
+from service.core.game_verification import Finding
 from service.services import history_audits as audit
+from service.services.unit_of_work import UnitOfWork
+from service.storage.audit_reads import AuditReads
+from tests.dbtools import ScratchDatabase
 from tests.integration.conftest import OPERATOR, World, as_player
 
 
 def _run(container: Container, scope: audit.Scope) -> audit.AuditStatus:
     with container.unit_of_work() as uow:
         audit_id, chunks = audit.start(uow, scope, "test-auditor")
+    return _check(container, audit_id, chunks)
+
+
+def _check(
+    container: Container,
+    audit_id: uuid.UUID,
+    chunks: list[list[str]],
+    log_check: audit.LogCheck | None = None,
+) -> audit.AuditStatus:
+    """Check every chunk of a started audit here, as the workers would; how it stands then."""
     for units in chunks:
         audit.check_chunk(
             container.unit_of_work,
             audit_id,
             units,
             container.settings.paytables,
-            container.anchors.findings,
+            log_check or container.anchors.findings,
         )
     with container.unit_of_work() as uow:
         found = audit.status(uow, audit_id)
@@ -125,6 +143,109 @@ def test_a_deleted_cashier_event_is_found_through_its_posting(
         ("ledger", f"an event at {stream} v2", "none")
     ]
     assert mine[0].location.startswith("posting ")
+
+
+def test_a_stake_committed_between_the_ledger_unit_s_reads_is_no_finding(
+    fresh_container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 36: the ledger unit read every posting, then every balance, in two statements, so
+    an honest stake committed between them looked like tampering (the house's stakes and the
+    player's balance each off by the stake). Here another connection deals a game through the
+    service, and commits, right after the postings are read: the unit sees neither or both."""
+    world = World(fresh_container)
+    _history(world)
+    player = world.player(balance=5_000)
+    with fresh_container.unit_of_work() as uow:
+        audit_id, chunks = audit.start(uow, audit.Scope("all"), "test-auditor")
+    read_postings = AuditReads.all_postings
+    dealt: list[str] = []
+
+    def postings_then_a_stake(reads: AuditReads) -> Any:
+        postings = read_postings(reads)
+        if not dealt:  # once, before the balances are read
+            dealt.append(world.game(player, stake=520).state.game_id)
+        return postings
+
+    monkeypatch.setattr(AuditReads, "all_postings", postings_then_a_stake)
+    result = _check(fresh_container, audit_id, chunks)
+    assert len(dealt) == 1  # the stake did commit between the two reads
+    assert world.balance(player) == 5_000 - 520
+    assert (result.status, result.checked, result.total) == ("done", 9, 4 + 3 + 1 + 1)
+    assert [(f.unit, f.location) for f in result.findings] == []
+    # The stake is real and honest: the next audit checks it, and finds nothing either.
+    monkeypatch.undo()
+    assert _run(fresh_container, audit.Scope("all")).findings == ()
+
+
+def test_a_deposit_committed_between_a_chunk_s_reads_is_no_finding(
+    fresh_container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk reads its streams' events, then their postings: a deposit committed between the
+    two (its event and its posting in one transaction) is in both or in neither."""
+    world = World(fresh_container)
+    history = _history(world)
+    player = history["a"].player_id
+    with fresh_container.unit_of_work() as uow:
+        audit_id, chunks = audit.start(uow, audit.Scope("all"), "test-auditor")
+    read_postings = AuditReads.postings_of
+    deposited: list[int] = []
+
+    def a_deposit_then_postings(reads: AuditReads, streams: Any) -> Any:
+        if f"player-{player}" in streams and not deposited:
+            posted = world.c.players.deposit(OPERATOR, player, 1_000, f"late-{uuid.uuid4()}")
+            deposited.append(posted.amount)
+        return read_postings(reads, streams)
+
+    monkeypatch.setattr(AuditReads, "postings_of", a_deposit_then_postings)
+    result = _check(fresh_container, audit_id, chunks)
+    assert deposited == [1_000]
+    assert [(f.unit, f.location) for f in result.findings] == []
+
+
+def test_the_log_unit_reads_its_snapshot_while_an_append_is_in_flight(
+    fresh_container: Container, fresh_database: ScratchDatabase
+) -> None:
+    """The log unit reads the log in the chunk's snapshot, where log_horizon() would wait for
+    that snapshot to move on, which it never does: an append in flight when the snapshot was
+    taken held it until the statement timed out. The snapshot's own head is used instead."""
+    _history(World(fresh_container))
+    fresh_container.anchors.checkpoint("test")
+    with fresh_container.unit_of_work() as uow:
+        audit_id, _ = audit.start(uow, audit.Scope("all"), "test-auditor")
+    with psycopg.connect(fresh_database.admin_url) as in_flight:
+        in_flight.execute("SELECT pg_current_xact_id()")  # an id, as append_events takes first
+        ends = threading.Timer(0.5, in_flight.commit)  # a short append, ending mid-chunk
+        ends.start()
+        try:
+            result = _check(fresh_container, audit_id, [[audit.LOG_UNIT]])
+        finally:
+            ends.join()
+    assert (result.checked, result.findings) == (1, ())
+
+
+def test_a_chunk_s_snapshot_may_idle_while_the_worker_verifies(
+    fresh_container: Container,
+) -> None:
+    """The snapshot stays open while the worker verifies what it read (every checkpoint's
+    signature before the log is read): longer than a session may otherwise idle in a
+    transaction, here 0.3 s, without the server ending it."""
+    _history(World(fresh_container))
+    impatient = build(
+        replace(fresh_container.settings, idle_in_transaction_timeout_ms=300), migrate=False
+    )
+
+    def slow_log_check(uow: UnitOfWork) -> list[Finding]:
+        uow.checkpoints.all()
+        time.sleep(1.0)  # verifying, between two reads of the snapshot
+        return impatient.anchors.findings(uow)
+
+    try:
+        with impatient.unit_of_work() as uow:
+            audit_id, chunks = audit.start(uow, audit.Scope("all"), "test-auditor")
+        result = _check(impatient, audit_id, chunks, slow_log_check)
+    finally:
+        impatient.close()
+    assert (result.status, result.findings) == ("done", ())
 
 
 def test_an_audit_of_one_player_or_a_date_range(fresh_container: Container) -> None:

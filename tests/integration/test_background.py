@@ -110,6 +110,8 @@ def test_beat_collects_idle_games_keeps_the_daily_totals_and_signs_checkpoints(
     """Beat and a worker, as `make run` starts them, with an idle time of 2 seconds."""
     world = World(fresh_container)
     player, game_id = _won_two_cards(world)
+    # The database's floor for idle collection (migrations/0031), as an owner would set it.
+    fresh_admin_conn.execute("UPDATE collection_policy SET idle_after = interval '2 seconds'")
     schedule = {
         "IDLE_COLLECT_AFTER_SECONDS": "2",
         "IDLE_CHECK_EVERY_SECONDS": "1",

@@ -1,5 +1,7 @@
 """What only the PostgreSQL store can show: the database refusing edits, tamper detection,
-multi-stream transactions, and a tailing reader that never skips a late commit."""
+multi-stream transactions, and a tailing reader that never skips a late commit. The store's
+shape-only append is the owner's (migrations/0031: the service appends through record_events),
+so these test streams are written as the owner and read as the service."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ def _new(card: str = "AS") -> NewEvent:
 
 
 def _append(container: Container, stream: str, count: int = 1, start: int = 0) -> None:
-    with container.unit_of_work() as uow:
+    with container.owner_unit_of_work() as uow:
         uow.events.append(stream, [_new() for _ in range(count)], start)
         uow.commit()
 
@@ -125,14 +127,14 @@ def test_verification_catches_a_deleted_event_and_a_forged_timestamp(
 
 def test_appends_to_two_streams_share_one_transaction(container: Container) -> None:
     a, b = _stream(), _stream()
-    with container.unit_of_work() as uow:
+    with container.owner_unit_of_work() as uow:
         uow.events.append(a, [_new()], 0)
         uow.events.append(b, [_new(), _new("2S")], 0)
         uow.commit()
     assert (len(_read(container, a)), len(_read(container, b))) == (1, 2)
 
     c, d = _stream(), _stream()
-    with container.unit_of_work() as uow:
+    with container.owner_unit_of_work() as uow:
         uow.events.append(c, [_new()], 0)
         uow.events.append(d, [_new()], 0)
         # no commit: leaving the unit of work rolls both back
@@ -150,7 +152,7 @@ def test_append_is_one_round_trip(container: Container) -> None:
         _new("2S"),
         NewEvent.of(CardTurned("tableau:0", "KS"), {"actor": "t", "role": "system"}),
     ]
-    with container.unit_of_work() as uow, tempfile.TemporaryFile("w+") as trace:
+    with container.owner_unit_of_work() as uow, tempfile.TemporaryFile("w+") as trace:
         uow.events.append(_stream(), [_new()], 0)  # prepared on this connection, if it was not
         uow.conn.execute("SELECT 1")  # the transaction's BEGIN, sent before we count
         uow.conn.pgconn.trace(trace.fileno())
@@ -183,7 +185,7 @@ def test_a_tailing_reader_never_skips_an_event_that_commits_late(container: Cont
         try:
             stream = _stream()
             for i in range(appends_each):
-                with container.unit_of_work() as uow:
+                with container.owner_unit_of_work() as uow:
                     uow.events.append(stream, [_new(), _new("2S")], 2 * i)
                     time.sleep(0.002 * ((n * 7 + i) % 5))  # commit late, by varying amounts
                     uow.commit()

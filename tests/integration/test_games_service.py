@@ -235,7 +235,7 @@ def test_a_conflicting_writer_makes_the_service_reload_and_retry_once(
     def decide_with_interference(state: g.Game, command: g.Command, *rest: Any) -> list[Any]:
         if not interfered:
             interfered.append(state.version)
-            with container.unit_of_work() as uow:  # a second writer gets in first
+            with container.owner_unit_of_work() as uow:  # a second writer gets in first
                 uow.events.append(
                     game_stream(game_id),
                     [

@@ -11,7 +11,6 @@ import psycopg
 
 from service.bootstrap import Container
 from service.core import game_decider as g
-from service.core.context import Actor, RequestContext
 from service.core.streams import game_stream
 from service.games import STANDALONE
 from service.services import finance_books as finance
@@ -20,9 +19,9 @@ from service.services.games import decode_records
 from service.services.rebuild import rebuild
 from tests.benchmarks.history import load_for
 from tests.dbtools import ScratchDatabase
+from tests.integration.conftest import World, as_player
 
 EVENTS = 3_000
-OPERATOR = RequestContext(Actor("test-operator", "operator"))
 
 
 def _load(container: Container, database: ScratchDatabase) -> None:
@@ -104,12 +103,10 @@ def test_a_loaded_history_passes_every_check_of_the_service(
         assert _totals(uow.conn) == loaded_totals
 
     # The service writes on from the loaded history: money, a game, a checkpoint.
-    player = container.players.open_account(OPERATOR, f"after-{uuid.uuid4()}", "GBP").row
-    container.players.deposit(OPERATOR, player.player_id, 10_000, f"after-{uuid.uuid4()}")
-    game = container.games.start(
-        RequestContext(Actor(str(player.player_id), "player")), player.player_id, "golf", 520
-    )
-    container.games.collect(OPERATOR, uuid.UUID(game.state.game_id))
+    player = World(container).player(balance=10_000)
+    me = as_player(player.player_id)
+    game = container.games.start(me, player.player_id, "golf", 520)
+    container.games.collect(me, uuid.UUID(game.state.game_id))
     _, made = container.anchors.checkpoint("test")
     assert made
     with container.unit_of_work() as uow:

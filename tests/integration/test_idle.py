@@ -25,10 +25,14 @@ GOLF_SEED = bytes([2]) * 32  # its golf deal has a column card to play at once, 
 
 
 def _age(admin: psycopg.Connection[Any], game_id: str, hours: float) -> None:
+    """The game as the collector's scan sees it after ``hours`` idle, and the database's clock
+    that many hours on (tests/dbtools.py), so the database's own rule, idle past the collection
+    policy by its events' times (migrations/0031), agrees."""
     admin.execute(
         "UPDATE game_history SET last_event_at = statement_timestamp() - %s WHERE game_id = %s",
         (timedelta(hours=hours), uuid.UUID(game_id)),
     )
+    admin.execute("UPDATE test_clock SET ahead = greatest(ahead, %s)", (timedelta(hours=hours),))
 
 
 def _count(admin: psycopg.Connection[Any], sql: str, *params: object) -> int:
@@ -203,7 +207,7 @@ def test_rotating_the_seed_key_re_encrypts_every_sealed_secret(
     old_key = fresh_container.settings.seed_keys[0]
     new_key = Fernet.generate_key().decode()
     rotated = SeedVault([new_key, old_key])
-    assert rotate_keys(rotated, world.c.unit_of_work) >= 1
+    assert rotate_keys(rotated, world.c.owner_unit_of_work) >= 1
     row = fresh_admin_conn.execute(
         "SELECT key_id, ciphertext FROM game_seeds WHERE game_id = %s", (uuid.UUID(game_id),)
     ).fetchone()
@@ -211,4 +215,4 @@ def test_rotating_the_seed_key_re_encrypts_every_sealed_secret(
     assert row[0] == rotated.key_id
     # Readable with the new key alone: the old one may now be dropped.
     assert SeedVault([new_key]).decrypt(bytes(row[1]))
-    assert rotate_keys(rotated, world.c.unit_of_work) == 0  # nothing left to re-encrypt
+    assert rotate_keys(rotated, world.c.owner_unit_of_work) == 0  # nothing left to re-encrypt

@@ -7,6 +7,7 @@ grant stops), the service refuses to build on it and the audit names it."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Iterator
@@ -20,19 +21,34 @@ import pytest
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
+from events.catalog import (
+    AutoCompleted,
+    AutoMove,
+    Collected,
+    Dealt,
+    FundsDeposited,
+    GamingSwitched,
+    LimitChanged,
+    PlayerExcluded,
+)
 from events.chain import GENESIS, event_hash
+from events.codec import encode
 from service.bootstrap import Container, build
 from service.core import game_decider as g
-from service.core.context import Actor, RequestContext
+from service.core import shuffle
+from service.core.clock import instant
+from service.core.context import RequestContext
 from service.core.ledger import InsufficientFunds, player_account
-from service.errors import IntegrityBreach
+from service.core.paytable import default_paytables, paytable_for
+from service.errors import Disabled, IntegrityBreach
 from service.runtime import database as db
 from service.services import finance_books as finance
 from service.services import history_audits as audit
 from service.services.controls import Controls
 from service.services.safer_gambling import SaferGambling
-from tests.dbtools import OWNER_ROLE, SERVICE_ROLE, ScratchDatabase
-from tests.integration.conftest import OPERATOR, World, as_player
+from tests.credentials import staff
+from tests.dbtools import OWNER_ROLE, SERVICE_ROLE, ScratchDatabase, prepare_scratch
+from tests.integration.conftest import OPERATOR, World, as_player, player_token
 from tests.integration.test_audit import _run, _tamper
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -44,6 +60,13 @@ def insider(fresh_database: ScratchDatabase, fresh_container: Container) -> Iter
     with psycopg.connect(fresh_database.service_url) as conn:
         conn.execute("SET ROLE vegas_app")
         conn.commit()
+        yield conn
+
+
+@pytest.fixture
+def owner(fresh_database: ScratchDatabase, fresh_container: Container) -> Iterator[Conn]:
+    """The owner's login on fresh_container's database (autocommit): writes around the service."""
+    with psycopg.connect(fresh_database.owner_url, autocommit=True) as conn:
         yield conn
 
 
@@ -83,24 +106,24 @@ def test_a_back_dated_event_at_position_zero_is_refused_to_the_service_login(
 
 
 def test_the_append_function_gives_the_next_positions_and_the_server_s_clock(
-    fresh_container: Container, insider: Conn
+    fresh_container: Container, insider: Conn, owner: Conn
 ) -> None:
-    """All the service login can do to the log: append at a stream's head, at positions the
-    sequence hands out, stamped now, whatever it would like to say."""
+    """The shape-only append is the owner's (migrations/0031): the service's login may not call
+    it. Even the owner appends only at a stream's head, at positions the sequence hands out,
+    stamped now, whatever it would like to say."""
     World(fresh_container).player()
-    before = insider.execute("SELECT max(position), statement_timestamp() FROM events").fetchone()
-    assert before is not None
     item = [str(uuid.uuid4()), "Note", 1, "{}", "{}"]
-    rows = insider.execute(
+    _refused(insider, "SELECT * FROM append_events('note-1', 0, %s)", (json.dumps([item]),))
+    before = owner.execute("SELECT max(position), statement_timestamp() FROM events").fetchone()
+    assert before is not None
+    rows = owner.execute(
         "SELECT position, version, recorded_at FROM append_events('note-1', 0, %s)",
         (json.dumps([item, [str(uuid.uuid4()), "Note", 1, "{}", "{}"]]),),
     ).fetchall()
-    insider.commit()
     assert [r[1] for r in rows] == [1, 2]
     assert all(r[0] > before[0] and r[2] >= before[1] for r in rows)
     with pytest.raises(psycopg.errors.UniqueViolation):  # never behind the head
-        insider.execute("SELECT * FROM append_events('note-1', 1, %s)", (json.dumps([item]),))
-    insider.rollback()
+        owner.execute("SELECT * FROM append_events('note-1', 1, %s)", (json.dumps([item]),))
 
 
 def test_an_event_out_of_place_in_the_log_is_named_by_the_audit(
@@ -216,9 +239,7 @@ def test_a_balance_cannot_be_moved_without_its_postings(
         account,
     )
     with pytest.raises(IntegrityBreach, match=account):
-        fresh_container.players.withdraw(
-            as_player(player.player_id), player.player_id, 2_000_000, "w-1"
-        )
+        fresh_container.players.withdraw(OPERATOR, player.player_id, 2_000_000, "w-1")
     assert world.balance(player) == 2_000_100  # as tampered: nothing was posted on it
     with fresh_container.unit_of_work() as uow:
         assert uow.ledger.statement(account)[0].balance_after == 100
@@ -252,10 +273,47 @@ POST = (
 )
 
 
-def _forge(conn: Conn, stream: str, expected: int, *events: tuple[str, dict[str, Any]]) -> None:
-    """Append events of the insider's choosing through the shape-only append function."""
-    items = [[str(uuid.uuid4()), t, 1, json.dumps(d), "{}"] for t, d in events]
-    conn.execute("SELECT FROM append_events(%s, %s, %s)", (stream, expected, json.dumps(items)))
+def _items(*events: tuple[str, dict[str, Any]], meta: str = "{}") -> str:
+    return json.dumps([[str(uuid.uuid4()), t, 1, json.dumps(d), meta] for t, d in events])
+
+
+def _forge(owner: Conn, stream: str, expected: int, *events: tuple[str, dict[str, Any]]) -> None:
+    """Append events of the insider's choosing around the service: as the owner, through the
+    shape-only append (the service's login may not call it, nor record them: see
+    _not_recorded), to show what the posting function does with such a cause."""
+    owner.execute("SELECT FROM append_events(%s, %s, %s)", (stream, expected, _items(*events)))
+
+
+#: What an insider presents for a credential: none, or one made up.
+FORGED_CREDENTIALS = (None, "vsk_" + "f" * 43, "vsp_" + "f" * 43)
+
+
+def _not_recorded(
+    insider: Conn,
+    stream: str,
+    expected: int,
+    event: tuple[str, dict[str, Any]],
+    error: type[psycopg.Error],
+    match: str,
+) -> None:
+    """record_events, the service's one way into the log, refuses the forged event whatever the
+    insider presents for a credential: no credential must pass the what-rule named by ``match``
+    (a made-up one is refused as not live)."""
+    meta = json.dumps({"actor": "system", "role": "system", "request_id": "x"})
+    for credential in FORGED_CREDENTIALS:
+        expected_error, expected_match = (
+            (error, match)
+            if credential is None
+            else (psycopg.errors.InsufficientPrivilege, "the credential presented is not live")
+        )
+        try:
+            with pytest.raises(expected_error, match=expected_match):
+                insider.execute(
+                    "SELECT FROM record_events(%s, %s, %s, %s)",
+                    (credential, stream, expected, _items(event, meta=meta)),
+                )
+        finally:
+            insider.rollback()
 
 
 def _collected(winnings: int, units: int = 52) -> tuple[str, dict[str, Any]]:
@@ -283,7 +341,7 @@ def _refused_posting(conn: Conn, match: str, params: tuple[object, ...]) -> None
 
 @pytest.mark.parametrize("event_type", ["Collected", "BonusGranted"])
 def test_winnings_caused_by_an_event_on_a_stream_of_the_insider_s_naming_are_refused(
-    fresh_container: Container, insider: Conn, event_type: str
+    fresh_container: Container, insider: Conn, owner: Conn, event_type: str
 ) -> None:
     """Item 1: winnings from house-payouts to a player, caused by a well-formed Collected (or a
     made-up type) on 'payouts-manual': no such stream moves money (ledger_entry_of)."""
@@ -291,7 +349,15 @@ def test_winnings_caused_by_an_event_on_a_stream_of_the_insider_s_naming_are_ref
     player = world.player(balance=100)
     wallet = player_account(str(player.player_id), "GBP").account_id
     _, data = _collected(1_500_000)
-    _forge(insider, "payouts-manual", 0, (event_type, data))
+    _not_recorded(
+        insider,
+        "payouts-manual",
+        0,
+        (event_type, data),
+        psycopg.errors.CheckViolation,
+        "stream payouts-manual is of no kind the service records",
+    )
+    _forge(owner, "payouts-manual", 0, (event_type, data))
     _refused_posting(
         insider,
         "has no cause: payouts-manual v1 moves no money",
@@ -318,7 +384,7 @@ def test_winnings_caused_by_an_event_on_a_stream_of_the_insider_s_naming_are_ref
 
 
 def test_winnings_above_a_game_s_own_paytable_are_refused(
-    fresh_container: Container, insider: Conn
+    fresh_container: Container, insider: Conn, owner: Conn
 ) -> None:
     """A forged Collected on the player's own open game, paying 1,500,000 on a 520 stake (a full
     win pays 2,600): the SQL mapping pays only units x stake x M / max_units."""
@@ -327,7 +393,15 @@ def test_winnings_above_a_game_s_own_paytable_are_refused(
     game = world.game(player)
     stream = f"game-{game.state.game_id}"
     wallet = player_account(str(player.player_id), "GBP").account_id
-    _forge(insider, stream, game.state.version, _collected(1_500_000))
+    _not_recorded(
+        insider,
+        stream,
+        game.state.version,
+        _collected(1_500_000),
+        psycopg.errors.InsufficientPrivilege,
+        f"a Collected of game {game.state.game_id} is recorded by its player",
+    )
+    _forge(owner, stream, game.state.version, _collected(1_500_000))
     _refused_posting(
         insider,
         f"has no cause: {stream} v{game.state.version + 1} moves no money",
@@ -346,7 +420,7 @@ def test_winnings_above_a_game_s_own_paytable_are_refused(
 
 
 def test_a_deposit_from_one_player_s_wallet_to_another_s_is_refused(
-    fresh_container: Container, insider: Conn
+    fresh_container: Container, insider: Conn, owner: Conn
 ) -> None:
     """Item 2: a 'deposit' moving money from A's wallet to B's, its cause in an invented stream,
     then on B's own stream: a deposit moves money from the cashier to the stream's player."""
@@ -355,7 +429,15 @@ def test_a_deposit_from_one_player_s_wallet_to_another_s_is_refused(
     wallet_a = player_account(str(a.player_id), "GBP").account_id
     wallet_b = player_account(str(b.player_id), "GBP").account_id
     deposited = {"amount": 10_000, "currency": "GBP", "transaction_id": "t-forged"}
-    _forge(insider, "transfers-manual", 0, ("FundsDeposited", deposited))
+    _not_recorded(
+        insider,
+        f"player-{b.player_id}",
+        1,
+        ("FundsDeposited", deposited),
+        psycopg.errors.InsufficientPrivilege,
+        "a FundsDeposited needs an operator",
+    )
+    _forge(owner, "transfers-manual", 0, ("FundsDeposited", deposited))
     args: list[object] = [
         uuid.uuid4(),
         "cashier:t-forged",
@@ -367,7 +449,7 @@ def test_a_deposit_from_one_player_s_wallet_to_another_s_is_refused(
         [-10_000, 10_000],
     ]
     _refused_posting(insider, "has no cause: transfers-manual v1 moves no money", tuple(args))
-    _forge(insider, f"player-{b.player_id}", 1, ("FundsDeposited", deposited))
+    _forge(owner, f"player-{b.player_id}", 1, ("FundsDeposited", deposited))
     args[4:6] = [f"player-{b.player_id}", 2]
     _refused_posting(insider, f"is not what player-{b.player_id} v2 moves", tuple(args))
     assert (world.balance(a), world.balance(b)) == (10_000, 0)
@@ -430,6 +512,444 @@ def test_winnings_whose_cause_is_missing_or_moves_no_money_are_refused(
     # the honest counterpart: the stake the deal caused was posted, from this player
     with fresh_container.unit_of_work() as uow:
         assert uow.ledger.statement(wallet)[0].kind == "stake"
+
+
+# --- who asks (issue 36, migrations/0030) ---------------------------------------------------------
+
+MINT = "SELECT * FROM mint_session(%s, %s, %s, interval '8 hours', interval '30 minutes')"
+
+
+def test_the_service_login_mints_no_staff_key_and_no_session(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """Item 7: an operator key and a ten-year session written straight into the tables."""
+    player = World(fresh_container).player()
+    digest = hashlib.sha256(b"vsk_forged").hexdigest()
+    _refused(
+        insider,
+        "INSERT INTO api_keys (key_id, name, role, key_hash)"
+        " VALUES (%s, 'insider', 'operator', %s)",
+        (uuid.uuid4(), digest),
+    )
+    _refused(
+        insider,
+        "INSERT INTO player_sessions (token_hash, player_id, created_by, expires_at)"
+        " VALUES (%s, %s, 'insider', now() + interval '10 years')",
+        (hashlib.sha256(b"vsp_forged").hexdigest(), player.player_id),
+    )
+    _refused(
+        insider,
+        "UPDATE player_sessions SET expires_at = now() + interval '10 years', revoked_at = NULL",
+    )
+    # the honest counterpart: the owner's login (the CLI's) makes a key, which mints a session
+    key = fresh_container.access.create_key("desk", "operator")
+    minted = fresh_container.access.open_session(_operator(fresh_container, key), player.player_id)
+    assert fresh_container.access.authenticate(minted.token) is not None
+
+
+def _operator(container: Container, key: str) -> RequestContext:
+    principal = container.access.authenticate(key)
+    assert principal is not None
+    return RequestContext(principal.actor, credential=key)
+
+
+@pytest.mark.parametrize("presented", ["none", "made-up", "a-player-s", "an-auditor-s", "revoked"])
+def test_a_session_is_minted_only_with_a_live_operator_key(
+    fresh_container: Container, insider: Conn, presented: str
+) -> None:
+    """The minting function, called as an attacker would: no credential, a made-up one, a real
+    one of another role, a revoked operator key; each refused by the key check."""
+    world = World(fresh_container)
+    player = world.player()
+    access = fresh_container.access
+    credential: str | None = {
+        "none": None,
+        "made-up": "vsk_" + "x" * 43,
+        "an-auditor-s": access.create_key(f"audit-{presented}", "auditor"),
+    }.get(presented)
+    if presented == "a-player-s":
+        operator = _operator(fresh_container, access.create_key("desk-p", "operator"))
+        credential = access.open_session(operator, player.player_id).token
+    if presented == "revoked":
+        credential = access.create_key("desk-r", "operator")
+        access.revoke_key("desk-r")
+    token_hash = hashlib.sha256(f"vsp_{uuid.uuid4()}".encode()).hexdigest()
+    try:
+        with pytest.raises(
+            psycopg.errors.InsufficientPrivilege,
+            match="refused: this needs a live operator credential",
+        ):
+            insider.execute(MINT, (credential, player.player_id, token_hash))
+    finally:
+        insider.rollback()
+    try:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="live operator"):
+            insider.execute("SELECT revoke_player_sessions(%s, %s)", (credential, player.player_id))
+    finally:
+        insider.rollback()
+    # the honest counterpart: a live operator key mints it
+    key = access.create_key(f"desk-ok-{presented}", "operator")
+    minted = insider.execute(MINT, (key, player.player_id, token_hash)).fetchone()
+    insider.commit()
+    assert minted is not None
+
+
+def test_a_session_is_touched_only_with_its_token_not_its_hash(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """The table's hashes are readable: presenting one touches nothing and names nobody."""
+    access = fresh_container.access
+    player = World(fresh_container).player()
+    operator = _operator(fresh_container, access.create_key("desk-t", "operator"))
+    token = access.open_session(operator, player.player_id).token
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    assert insider.execute("SELECT * FROM touch_session(%s)", (digest,)).fetchall() == []
+    assert insider.execute("SELECT revoke_session(%s)", (digest,)).fetchone() == (None,)
+    insider.rollback()
+    # the honest counterpart: the token itself
+    touched = insider.execute("SELECT player_id FROM touch_session(%s)", (token,)).fetchall()
+    insider.commit()
+    assert touched == [(player.player_id,)]
+
+
+# --- what an append means, and who asks for it (issue 36, migrations/0031-0032) ----------------
+
+RECORD = "SELECT FROM record_events(%s, %s, %s, %s)"
+
+
+def _encoded(*events: Any, meta: dict[str, Any]) -> str:
+    """Catalog events as record_events takes them, with the metadata the insider chooses."""
+    items = []
+    for event in events:
+        type_, schema, data = encode(event)
+        items.append([str(uuid.uuid4()), type_, schema, json.dumps(data), json.dumps(meta)])
+    return json.dumps(items)
+
+
+def _as(credential: str | None, container: Container) -> dict[str, Any]:
+    """The metadata an insider writes for the credential presented: its holder's, so the actor
+    check passes and the rule named is the one that stops it."""
+    if credential is None or not credential.startswith(("vsk_", "vsp_")):
+        return {"actor": "system", "role": "system", "request_id": "forged"}
+    principal = container.access.authenticate(credential)
+    if principal is None:
+        return {"actor": "nobody", "role": "operator", "request_id": "forged"}
+    return {"actor": principal.actor.id, "role": principal.actor.role, "request_id": "forged"}
+
+
+def _recording_refused(
+    insider: Conn,
+    container: Container,
+    credential: str | None,
+    stream: str,
+    expected: int,
+    events: tuple[Any, ...],
+    error: type[psycopg.Error],
+    match: str,
+) -> None:
+    items = _encoded(*events, meta=_as(credential, container))
+    try:
+        with pytest.raises(error, match=match):
+            insider.execute(RECORD, (credential, stream, expected, items))
+    finally:
+        insider.rollback()
+
+
+NOT_LIVE = (psycopg.errors.InsufficientPrivilege, "the credential presented is not live")
+
+
+def test_a_forged_deposit_needs_an_operator_s_key(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """Item 3: FundsDeposited on a player's stream, presented with no credential, a made-up
+    one, the player's own session or an auditor's key: only an operator records a deposit."""
+    world = World(fresh_container)
+    player = world.player()
+    stream = f"player-{player.player_id}"
+    event = FundsDeposited(1_000_000, "GBP", "forged")
+    auditor = staff(fresh_container, "auditor").credential
+    needs = (psycopg.errors.InsufficientPrivilege, "a FundsDeposited needs an operator")
+    for credential, (error, match) in (
+        (None, needs),
+        ("vsk_" + "f" * 43, NOT_LIVE),
+        (player_token(player.player_id), needs),
+        (auditor, (psycopg.errors.InsufficientPrivilege, "the auditor role records nothing")),
+    ):
+        _recording_refused(insider, fresh_container, credential, stream, 1, (event,), error, match)
+    assert world.balance(player) == 0
+    # the honest counterpart: the operator's deposit
+    fresh_container.players.deposit(OPERATOR, player.player_id, 1_000, "honest")
+    assert world.balance(player) == 1_000
+
+
+def _deal_of(player_id: uuid.UUID, seed: bytes) -> tuple[str, tuple[Any, ...]]:
+    """A deal an insider makes up: a Klondike game from a seed of its own choosing, exactly as
+    the service's decider would record it."""
+    game_id = uuid.uuid4()
+    table = paytable_for(default_paytables(), "GBP")
+    deck = shuffle.derive_deck(seed)
+    start = g.StartGame(
+        game_id=str(game_id),
+        player_id=str(player_id),
+        variant="vegas-draw1",
+        stake=520,
+        paytable=table,
+        deck=deck,
+        shuffle_algorithm=shuffle.ALGORITHM,
+        seed_commitment=shuffle.commitment(seed),
+        now=datetime.now(UTC),
+    )
+    return f"game-{game_id}", tuple(g.decide(g.INITIAL, start))
+
+
+def test_a_game_dealt_from_a_seed_of_the_insider_s_choosing_is_refused(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """Item 5: a winning deal made up and recorded for a player: only that player deals their
+    game (an operator only a certification one)."""
+    world = World(fresh_container)
+    player, other = world.player(balance=5_000), world.player(balance=5_000)
+    stream, events = _deal_of(player.player_id, b"\x07" * 32)
+    game_id = stream.removeprefix("game-")
+    for credential, (error, match) in (
+        (None, (psycopg.errors.InsufficientPrivilege, "StakePlaced of game .* by its player")),
+        ("vsp_" + "f" * 43, NOT_LIVE),
+        (player_token(other.player_id), (psycopg.errors.InsufficientPrivilege, "not this player")),
+        (
+            staff(fresh_container).credential,
+            (psycopg.errors.InsufficientPrivilege, "an operator records a game's void"),
+        ),
+    ):
+        _recording_refused(insider, fresh_container, credential, stream, 0, events, error, match)
+    with fresh_container.unit_of_work() as uow:
+        assert uow.events.stream_version(stream) == 0
+    del game_id
+    # the honest counterpart: the player deals their own game
+    dealt = world.game(player)
+    assert dealt.state.player_id == str(player.player_id)
+
+
+def test_a_seed_is_kept_only_at_its_deal_for_a_commitment_of_its_own(
+    fresh_container: Container, insider: Conn, owner: Conn
+) -> None:
+    """Item 6, the seed oracle: a live game's ciphertext kept for a fake deal that carries its
+    commitment. Refused to the service's login for any game not dealt in its transaction, and
+    even to the owner for a deal whose commitment another game has."""
+    world = World(fresh_container)
+    player = world.player(balance=5_000)
+    live = world.game(player)
+    with fresh_container.unit_of_work() as uow:
+        row = uow.conn.execute(
+            "SELECT key_id, ciphertext FROM game_seeds WHERE game_id = %s",
+            (uuid.UUID(live.state.game_id),),
+        ).fetchone()
+    assert row is not None
+    key_id, ciphertext = row
+    for game in (uuid.uuid4(), uuid.UUID(live.state.game_id)):
+        try:
+            with pytest.raises(
+                psycopg.errors.CheckViolation, match="not dealt in this transaction"
+            ):
+                insider.execute("SELECT keep_seed(%s, %s, %s, 'seed')", (game, key_id, ciphertext))
+        finally:
+            insider.rollback()
+    # around the service: a fake deal carrying the live game's commitment, then its secret
+    stream, events = _deal_of(player.player_id, b"\x09" * 32)
+    assert live.state.info is not None
+    taken = live.state.info.seed_commitment
+    forged = tuple(replace(e, seed_commitment=taken) if isinstance(e, Dealt) else e for e in events)
+    with pytest.raises(psycopg.errors.CheckViolation, match="no other game or duel has"):
+        _deal_and_keep(owner, stream, forged, key_id, ciphertext)
+    # the honest counterpart: every deal keeps its own secret, at its deal
+    again = world.game(world.player(balance=5_000))
+    with fresh_container.unit_of_work() as uow:
+        assert uow.seeds.get(uuid.UUID(again.state.game_id)) is not None
+
+
+def _deal_and_keep(
+    owner: Conn, stream: str, events: tuple[Any, ...], key_id: str, ciphertext: bytes
+) -> None:
+    """A deal recorded and its secret kept in one transaction, as the owner: the most an
+    insider around the service could do."""
+    with owner.transaction():
+        owner.execute(
+            "SELECT FROM append_events(%s, 0, %s)",
+            (stream, _encoded(*events, meta={"actor": "x", "role": "player"})),
+        )
+        game_id = uuid.UUID(stream.removeprefix("game-"))
+        owner.execute("SELECT keep_seed(%s, %s, %s, 'seed')", (game_id, key_id, ciphertext))
+
+
+def test_the_service_login_cannot_re_encrypt_a_secret(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """Item 10: rekey_seed with garbage made a game uncollectable; re-encryption is the owner's
+    (the CLI's `seeds rotate`)."""
+    world = World(fresh_container)
+    game = world.game(world.player(balance=520))
+    _refused(
+        insider,
+        "SELECT rekey_seed(%s, 'k2', '\\x00'::bytea)",
+        (uuid.UUID(game.state.game_id),),
+    )
+    # the honest counterpart: the game collects with its secret as kept
+    collected = fresh_container.games.collect(
+        as_player(uuid.UUID(game.state.player_id)), uuid.UUID(game.state.game_id)
+    )
+    assert collected.state.status == "collected"
+
+
+def test_nothing_follows_a_game_s_end(fresh_container: Container, insider: Conn) -> None:
+    """Found only afterwards before: a second Collected on a finished game. Even with the
+    player's own session, nothing is recorded after a game's end."""
+    world = World(fresh_container)
+    player = world.player(balance=520)
+    game = world.game(player)
+    me = as_player(player.player_id)
+    done = fresh_container.games.collect(me, uuid.UUID(game.state.game_id))
+    stream = f"game-{game.state.game_id}"
+    again = Collected("player", 2_600, "GBP", 52, "ab" * 32)
+    for credential in (None, player_token(player.player_id)):
+        _recording_refused(
+            insider,
+            fresh_container,
+            credential,
+            stream,
+            done.state.version,
+            (again,),
+            psycopg.errors.CheckViolation,
+            "has ended: nothing follows its Collected",
+        )
+    assert world.balance(player) == 0
+
+
+def test_an_auto_complete_on_an_open_game_is_recorded_only_by_its_player(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """Found only afterwards before: an illegal AutoCompleted on an open game, which the player
+    then collected and the service paid."""
+    world = World(fresh_container)
+    player = world.player(balance=520)
+    game = world.game(player)
+    stream = f"game-{game.state.game_id}"
+    auto = AutoCompleted(tuple(AutoMove("stock", "foundation:0", "AS") for _ in range(3)))
+    _recording_refused(
+        insider,
+        fresh_container,
+        None,
+        stream,
+        game.state.version,
+        (auto,),
+        psycopg.errors.InsufficientPrivilege,
+        "a AutoCompleted of game .* is recorded by its player",
+    )
+    # the honest counterpart: the player plays it
+    fresh_container.games.play(as_player(player.player_id), uuid.UUID(game.state.game_id), g.Draw())
+
+
+def test_a_self_exclusion_is_never_ended_by_a_forged_exclusion(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """Item 9: PlayerExcluded (24 hours, ended yesterday) appended over a five-year
+    self-exclusion. Only the player or an operator records one, and even then an exclusion
+    only ever extends."""
+    world = World(fresh_container)
+    player = world.player(balance=5_000)
+    fresh_container.safer.exclude(as_player(player.player_id), player.player_id, "five-years")
+    stream = f"player-{player.player_id}"
+    yesterday = instant(datetime.now(UTC) - timedelta(days=1))
+    ended = PlayerExcluded("24-hours", "time-out", yesterday)
+    shorter = PlayerExcluded("24-hours", "time-out", instant(datetime.now(UTC) + timedelta(days=1)))
+    version = _version(fresh_container, stream)
+    for credential, event, (error, match) in (
+        (None, ended, (psycopg.errors.InsufficientPrivilege, "or an operator records")),
+        ("vsk_" + "f" * 43, ended, NOT_LIVE),
+        (OPERATOR.credential, ended, (psycopg.errors.CheckViolation, "only ever extends")),
+        (OPERATOR.credential, shorter, (psycopg.errors.CheckViolation, "only ever extends")),
+    ):
+        _recording_refused(
+            insider, fresh_container, credential, stream, version, (event,), error, match
+        )
+    found = fresh_container.safer.exclusion(player.player_id)
+    assert found is not None
+    assert found.kind == "self-exclusion"
+    # the honest counterpart: a time-out taken while none is in force
+    other = world.player()
+    fresh_container.safer.exclude(as_player(other.player_id), other.player_id, "24-hours")
+
+
+@pytest.mark.parametrize("limit", ["deposit-day", "max-stake"])
+def test_a_limit_is_never_loosened_sooner_than_24_hours(
+    fresh_container: Container, insider: Conn, limit: str
+) -> None:
+    """Item 9: LimitChanged events lifting a deposit limit and a maximum stake at once."""
+    world = World(fresh_container)
+    player = world.player(balance=5_000)
+    me = as_player(player.player_id)
+    fresh_container.safer.set_limit(me, player.player_id, limit, 520)
+    stream = f"player-{player.player_id}"
+    now = instant(datetime.now(UTC))
+    for value in (None, 100_000):
+        lifted = LimitChanged(limit, 520, value, now)
+        version = _version(fresh_container, stream)
+        for credential, (error, match) in (
+            (None, (psycopg.errors.InsufficientPrivilege, "or an operator records")),
+            (OPERATOR.credential, (psycopg.errors.CheckViolation, "a looser limit waits 24 hours")),
+            (player_token(player.player_id), (psycopg.errors.CheckViolation, "waits 24 hours")),
+        ):
+            _recording_refused(
+                insider, fresh_container, credential, stream, version, (lifted,), error, match
+            )
+    shown = fresh_container.safer.limits(player.player_id).limits
+    assert [v.value for v in shown if v.limit == limit] == [520]
+    # the honest counterpart: stricter at once, looser a day later
+    fresh_container.safer.set_limit(me, player.player_id, limit, 104)
+    fresh_container.safer.set_limit(me, player.player_id, limit, 1_040)
+    shown = fresh_container.safer.limits(player.player_id).limits
+    assert [(v.value, v.pending) for v in shown if v.limit == limit] == [(104, 1_040)]
+
+
+def test_gaming_is_switched_back_on_only_by_an_operator(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """Item 9: GamingSwitched turning back on a player blocked for an AML review, and a game
+    disabled for an RNG defect."""
+    world = World(fresh_container)
+    player = world.player(balance=5_000)
+    controls = fresh_container.controls
+    controls.switch(OPERATOR, "player", str(player.player_id), False, "AML review")
+    controls.switch(OPERATOR, "game", "golf", False, "RNG defect")
+    version = _version(fresh_container, "gaming-controls")
+    for scope, target in (("player", str(player.player_id)), ("game", "golf")):
+        on = GamingSwitched(scope, target, True, "cleared")
+        for credential, (error, match) in (
+            (None, (psycopg.errors.InsufficientPrivilege, "only an operator switches gaming")),
+            ("vsk_" + "f" * 43, NOT_LIVE),
+            (
+                player_token(player.player_id),
+                (psycopg.errors.InsufficientPrivilege, "only an operator switches gaming"),
+            ),
+        ):
+            _recording_refused(
+                insider,
+                fresh_container,
+                credential,
+                "gaming-controls",
+                version,
+                (on,),
+                error,
+                match,
+            )
+    with pytest.raises(Disabled):
+        world.game(player)
+    # the honest counterpart: an operator switches the player back on
+    controls.switch(OPERATOR, "player", str(player.player_id), True, "cleared")
+    world.game(player)
+
+
+def _version(container: Container, stream: str) -> int:
+    with container.unit_of_work() as uow:
+        return uow.events.stream_version(stream)
 
 
 # --- reconciliations ------------------------------------------------------------------------------
@@ -547,6 +1067,21 @@ RETURNING posting_id, account_id, amount, balance_before, balance_after, created
 INSERT INTO game_seeds (game_id, key_id, ciphertext, kind)
 VALUES (%(game_id)s, %(key_id)s, %(ciphertext)s, %(kind)s)
 """,
+    # It appended through append_events (0014), asking nobody's credential, and wrote the test
+    # sessions World.player mints as it wrote sessions, straight into the table.
+    "service.storage.recording.RECORD_SQL": """
+SELECT position, version, recorded_at, prev_hash, hash
+  FROM append_events(%(stream_id)s, %(expected_version)s, %(events)s)
+""",
+    "service.storage.game_writes.RECORD_SQL": """
+SELECT position, version, recorded_at, prev_hash, hash
+  FROM record_game_events(%(stream_id)s, %(expected_version)s, %(events)s,
+                          %(history)s::text::jsonb, %(over)s, %(snapshot)s, %(snapshot_mac)s)
+""",
+    "tests.credentials.MINT_SQL": """
+INSERT INTO player_sessions (created_by, player_id, token_hash, expires_at)
+VALUES ('scratch-operator' || left(%s, 0), %s, %s, statement_timestamp() + interval '24 hours')
+""",
     "service.storage.checkpoints.INSERT_SQL": """
 WITH added AS (
     INSERT INTO log_checkpoints (seq, position, message, signature, key_id, requested_by,
@@ -605,6 +1140,7 @@ def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
         assert {"0016.functions-not-tables", "0017.safer-gambling", "0019.gaming-controls"} <= set(
             applied
         )
+        prepare_scratch(urls.migration)  # the operator key the tests present from here on
         after = build(settings, migrate=False)
         try:
             assert _run(after, audit.Scope("all")).findings == ()
@@ -636,8 +1172,7 @@ def test_a_player_s_limit_cannot_be_lifted_by_the_service_login(
     (migrations/0017): the service's login can neither edit, delete nor add a limit row, nor
     call the trigger's function."""
     player = World(fresh_container).player(balance=0)
-    request = RequestContext(Actor(str(player.player_id), "player"))
-    fresh_container.safer.set_limit(request, player.player_id, "loss-day", 520)
+    fresh_container.safer.set_limit(as_player(player.player_id), player.player_id, "loss-day", 520)
     _refused(insider, "UPDATE player_limits SET value = NULL")
     _refused(insider, "DELETE FROM player_limits")
     _refused(
@@ -656,8 +1191,7 @@ def test_a_player_s_exclusion_cannot_be_ended_by_the_service_login(
     """An exclusion the service enforces changes only as a PlayerExcluded is appended
     (migrations/0018)."""
     player = World(fresh_container).player(balance=0)
-    request = RequestContext(Actor(str(player.player_id), "player"))
-    fresh_container.safer.exclude(request, player.player_id, "six-months")
+    fresh_container.safer.exclude(as_player(player.player_id), player.player_id, "six-months")
     _refused(insider, "UPDATE player_exclusions SET until = now()")
     _refused(insider, "DELETE FROM player_exclusions")
     _refused(insider, "SELECT project_exclusion()")

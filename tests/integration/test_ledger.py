@@ -15,7 +15,7 @@ from events.records import NewEvent
 from service.bootstrap import Container
 from service.core import ledger
 from service.core.ledger import InsufficientFunds, TransactionIdReused
-from tests.integration.conftest import OPERATOR, World
+from tests.integration.conftest import OPERATOR, World, player_token
 
 
 def _postings(admin_conn: psycopg.Connection[Any], account_id: str) -> list[tuple[Any, ...]]:
@@ -176,10 +176,12 @@ def test_simultaneous_stakes_never_overdraw_a_balance(fresh_container: Container
         placed = StakePlaced(
             game_id, str(player.player_id), "vegas-draw1", 520, "GBP", "5", 52, "gbp", 1, "r"
         )
+        token = player_token(player.player_id)
+        meta = {"actor": str(player.player_id), "role": "player"}
         barrier.wait()
         try:
             with container.unit_of_work() as uow:
-                uow.events.append(stream, [NewEvent.of(placed, {})], expected_version=0)
+                uow.recorder.append(token, stream, [NewEvent.of(placed, meta)], 0)
                 uow.ledger.post(entry)
                 uow.commit()
             result = "debited"

@@ -23,7 +23,7 @@ from service.core import ledger
 from service.core.clock import parse_instant
 from service.core.ledger import Entry
 from service.core.streams import is_duel, is_game, is_player
-from tests.dbtools import ScratchDatabase
+from tests.dbtools import ScratchDatabase, move_db_clock
 from tests.integration.conftest import OPERATOR, World, as_player
 from tests.unit.test_events import EXAMPLES
 
@@ -136,6 +136,7 @@ def money_world(fresh_container: Container) -> Container:
     fill_by = lonely.state.opened.fill_by  # type: ignore[union-attr]
     later = parse_instant(fill_by) + timedelta(seconds=1)
     c.duels.clock = lambda: later
+    move_db_clock(c.settings.migration_database_url or "", later)  # the database's rule's clock
     c.duels.sweep()
     return c
 
@@ -197,3 +198,20 @@ def _append(conn: Conn, stream: str, events: list[AnyEvent]) -> None:
         type_, schema, data = encode(event)
         items.append([str(uuid.uuid4()), type_, schema, json.dumps(data), "{}"])
     conn.execute("SELECT FROM append_events(%s, 0, %s)", (stream, json.dumps(items)))
+
+
+def test_each_stream_kind_has_the_catalog_s_event_types(owner: Conn) -> None:
+    """migrations/0031 stream_event_types, the SQL copy of the catalog's lists, which
+    record_events refuses any other type by."""
+    for kind, types in (
+        ("game", catalog.GAME_EVENT_TYPES),
+        ("duel", catalog.DUEL_EVENT_TYPES),
+        ("player", catalog.PLAYER_EVENT_TYPES),
+        ("controls", catalog.CONTROL_EVENT_TYPES),
+    ):
+        found = owner.execute("SELECT stream_event_types(%s)", (kind,)).fetchone()
+        assert found == ([t.TYPE for t in types],), kind
+    names = ("game-" + str(uuid.uuid4()), "duel-" + str(uuid.uuid4()), "gaming-controls")
+    kinds = [owner.execute("SELECT stream_kind(%s)", (n,)).fetchone() for n in names]
+    assert kinds == [("game",), ("duel",), ("controls",)]
+    assert owner.execute("SELECT stream_kind('payouts-manual')").fetchone() == (None,)

@@ -11,6 +11,7 @@ import psycopg
 import pytest
 
 from events.catalog import CardMoved, Collected, PairRemoved, StakePlaced, Undone
+from service.bootstrap import Container
 from service.core import game_decider as g
 from service.core import shuffle
 from service.core.game_verification import CHECKS, verify_game
@@ -66,11 +67,14 @@ def _ledger(admin: psycopg.Connection[Any], game_id: uuid.UUID) -> list[tuple[An
 
 @pytest.mark.parametrize("rules", [GOLF, PYRAMID], ids=lambda r: r.id)
 def test_a_game_is_dealt_played_by_its_legal_commands_and_paid(
-    world: World,
-    admin_conn: psycopg.Connection[Any],
+    fresh_container: Container,
+    fresh_admin_conn: psycopg.Connection[Any],
     monkeypatch: pytest.MonkeyPatch,
     rules: GameRules,
 ) -> None:
+    """Each game on a database of its own: both deal from SEED, and the database keeps a secret
+    only for a commitment no other game has (migrations/0032)."""
+    world, admin_conn = World(fresh_container), fresh_admin_conn
     monkeypatch.setattr(shuffle, "new_server_seed", lambda: SEED)
     player = world.player(balance=STAKE)
     loaded: LoadedGame = world.game(player, stake=STAKE, variant=rules.id)

@@ -125,8 +125,9 @@ def test_the_service_login_cannot_disable_the_append_only_triggers(
 
 #: What the service writes history through (migrations/0016): functions, not tables.
 WRITERS = (
-    "append_events(text, integer, text)",
-    "record_game_events(text, integer, text, jsonb, boolean, text, text)",
+    # the log, as the credential's holder (migrations/0031)
+    "record_events(text, text, integer, text)",
+    "record_game_events(text, text, integer, text, jsonb, boolean, text, text)",
     "open_accounts(text[], text[], text[], uuid[])",
     "post_transaction(uuid, text, text, text, text, bigint, text, integer, text, text[], bigint[])",
     "restore_balances(text[])",
@@ -134,7 +135,17 @@ WRITERS = (
     " text[])",
     "store_reconciliation(date, jsonb)",
     "keep_seed(uuid, text, bytea, text)",
-    "rekey_seed(uuid, text, bytea)",
+    # who asks (migrations/0030): sessions minted with an operator's key, used with their token
+    "mint_session(text, uuid, text, interval, interval)",
+    "touch_session(text)",
+    "revoke_session(text)",
+    "revoke_player_sessions(text, uuid)",
+)
+#: The shape-only appends (migrations/0031) and re-encryption (0032): the owner's alone.
+OWNERS_ONLY = (
+    "append_events(text, integer, text)",
+    "record_game_events(text, integer, text, jsonb, boolean, text, text)",
+    "rekey_seed(uuid, text, bytea)",  # seeds rotate, the CLI's (migrations/0032)
 )
 #: Tables the service reads but writes only through those functions.
 THROUGH_FUNCTIONS = (
@@ -147,6 +158,8 @@ THROUGH_FUNCTIONS = (
     "checkpoint_heads",
     "reconciliations",
     "game_seeds",
+    "api_keys",
+    "player_sessions",
 )
 
 
@@ -174,6 +187,10 @@ def test_the_service_reads_history_and_writes_it_only_through_the_owner_s_functi
         assert uow.conn.execute(
             "SELECT has_table_privilege('significant_events', 'INSERT')"
         ).fetchone() == (True,)
+        for function in OWNERS_ONLY:
+            assert uow.conn.execute(
+                "SELECT has_function_privilege(%s, 'EXECUTE')", (function,)
+            ).fetchone() == (False,), function
     assert login == (SERVICE_ROLE,)
 
 

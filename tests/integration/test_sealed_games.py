@@ -272,7 +272,7 @@ def _deal_as_before_sealing(
         "client_seed": None,
     }
     meta = {"actor": str(player_id), "role": "player", "request_id": str(uuid.uuid4())}
-    with container.unit_of_work() as uow:
+    with container.owner_unit_of_work() as uow:
         uow.lock_for_write()
         recorded = uow.events.append(
             stream,
