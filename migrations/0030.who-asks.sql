@@ -23,9 +23,12 @@ ALTER TABLE player_sessions ADD COLUMN idle_timeout interval NOT NULL DEFAULT '3
 -- Who a credential, as presented, stands for: a live staff key's role and actor ('key:<id>',
 -- service/services/access.py key_actor), or a live player session's player and start; no row
 -- for anything else. The secret's SHA-256 is what the tables keep (access.py _digest).
+-- Called only by the owner's functions below and in 0031 (EXECUTE is revoked from everyone
+-- else), which run with the owner's rights and a fixed search_path: so no SECURITY DEFINER and
+-- no SET clause of its own, which would cost a configuration save and restore on every call.
 CREATE FUNCTION credential_holder(p_credential text)
 RETURNS TABLE (role text, actor text, player_id uuid, session_started timestamptz)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+LANGUAGE plpgsql STABLE AS $$
 DECLARE
     digest text := encode(sha256(convert_to(coalesce(p_credential, ''), 'UTF8')), 'hex');
 BEGIN
@@ -48,7 +51,7 @@ REVOKE EXECUTE ON FUNCTION credential_holder FROM PUBLIC;
 -- was wanted (never the credential).
 CREATE FUNCTION required_holder(p_credential text, p_roles text[])
 RETURNS TABLE (role text, actor text, player_id uuid, session_started timestamptz)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+LANGUAGE plpgsql STABLE AS $$
 DECLARE
     holder record;
 BEGIN

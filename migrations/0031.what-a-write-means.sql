@@ -79,16 +79,19 @@ $$;
 
 -- Why the event ev, just appended to its stream, may not be, or NULL if it may: a who-rule's
 -- reason starts 'refused:' (insufficient_privilege), any other a what-rule's (check_violation).
--- ``who`` is (role, actor, player_id, session_started), role 'system' for no credential.
+-- ``who`` is (role, actor, player_id, session_started), role 'system' for no credential; first
+-- and prior are the stream's first event and the one before ev (record_events reads each once an
+-- append, not once an event: a game command's path).
+-- No SET clause (nor SECURITY DEFINER): only record_events, the owner's, calls it, with its own
+-- fixed search_path and rights, and a SET clause costs a configuration save and restore on every
+-- call (about 60 us of a play's write, measured).
 CREATE FUNCTION refusal_of(who_role text, who_actor text, who_player uuid,
-                           who_session timestamptz, ev events)
+                           who_session timestamptz, ev events, first events, prior events)
 RETURNS text
-LANGUAGE plpgsql STABLE SET search_path = public, pg_temp AS $$
+LANGUAGE plpgsql STABLE AS $$
 DECLARE
     kind text := stream_kind(ev.stream_id);
     id text;
-    first events;
-    prior events;
     owner text;
     certification boolean;
     seats integer;
@@ -120,12 +123,6 @@ BEGIN
     IF who_role IN ('auditor', 'finance') THEN
         RETURN format('refused: the %s role records nothing', who_role);
     END IF;
-    SELECT * INTO first FROM events e WHERE e.stream_id = ev.stream_id AND e.version = 1;
-    IF ev.version > 1 THEN
-        SELECT * INTO prior FROM events e
-         WHERE e.stream_id = ev.stream_id AND e.version = ev.version - 1;
-    END IF;
-
     IF kind = 'controls' THEN
         IF who_role <> 'operator' THEN
             RETURN 'refused: only an operator switches gaming';
@@ -345,6 +342,8 @@ DECLARE
     who_actor text;
     who_player uuid;
     who_session timestamptz;
+    first events;
+    prior events;
     added events;
     refused text;
 BEGIN
@@ -361,13 +360,27 @@ BEGIN
         RAISE EXCEPTION 'stream % is of no kind the service records', p_stream
             USING ERRCODE = 'check_violation';
     END IF;
+    -- The stream's first event and its head, read once (keys from parameters: 0027's rule).
+    IF p_expected >= 1 THEN
+        SELECT * INTO prior FROM events e
+         WHERE e.stream_id = p_stream AND e.version = p_expected;
+        IF p_expected = 1 THEN
+            first := prior;
+        ELSE
+            SELECT * INTO first FROM events e WHERE e.stream_id = p_stream AND e.version = 1;
+        END IF;
+    END IF;
     FOR added IN SELECT * FROM append_events(p_stream, p_expected, p_events) LOOP
-        refused := refusal_of(who_role, who_actor, who_player, who_session, added);
+        IF added.version = 1 THEN
+            first := added;
+        END IF;
+        refused := refusal_of(who_role, who_actor, who_player, who_session, added, first, prior);
         IF refused LIKE 'refused:%' THEN
             RAISE EXCEPTION '%', refused USING ERRCODE = 'insufficient_privilege';
         ELSIF refused IS NOT NULL THEN
             RAISE EXCEPTION '%', refused USING ERRCODE = 'check_violation';
         END IF;
+        prior := added;
         RETURN NEXT added;
     END LOOP;
 END

@@ -108,8 +108,8 @@ class Players:
             uow.ledger.ensure_accounts(
                 [ledger.player_account(str(player_id), currency), *ledger.house_accounts(currency)]
             )
+            # Its players row is the database's, from the event (migrations/0033).
             row = PlayerRow(player_id, external_ref, currency, recorded.recorded_at)
-            uow.projections.add_player(row)
             uow.remember(request, {"player_id": str(player_id), "created": True})
             uow.commit()
             return Opened(row, created=True)

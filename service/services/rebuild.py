@@ -182,13 +182,9 @@ def _replace(uow: UnitOfWork, differences: list[Difference]) -> None:
     store = RebuildStore(uow.conn)
     for diff in differences:
         if diff.table == "players":
-            store.delete_player(uuid.UUID(diff.key))
-            if diff.rebuilt is not None:
-                uow.projections.add_player(diff.rebuilt)
+            store.restore_player(uuid.UUID(diff.key))
         elif diff.table == "game_history":
-            store.delete_history(uuid.UUID(diff.key))
-            if diff.rebuilt is not None:
-                uow.projections.save_history([diff.rebuilt])
+            store.restore_history(uuid.UUID(diff.key), diff.rebuilt)
         elif diff.table == "duels":
             store.delete_duel(uuid.UUID(diff.key))
             if diff.rebuilt is not None:

@@ -139,11 +139,6 @@ SELECT {HISTORY_COLUMNS} FROM game_history
 # One game's history row.
 GAME_ROW_SQL = f"SELECT {HISTORY_COLUMNS} FROM game_history WHERE game_id = %(game_id)s"
 
-INSERT_PLAYER_SQL = """
-INSERT INTO players (player_id, external_ref, currency, created_at)
-VALUES (%(player_id)s, %(external_ref)s, %(currency)s, %(created_at)s)
-"""
-
 PLAYER_SQL = """
 SELECT player_id, external_ref, currency, created_at FROM players WHERE player_id = %(player_id)s
 """
@@ -182,10 +177,6 @@ class ProjectionStore:
 
     # players
 
-    def add_player(self, row: PlayerRow) -> None:
-        with self._conn.cursor() as cur:
-            cur.execute(INSERT_PLAYER_SQL, asdict(row))
-
     def player(self, player_id: uuid.UUID) -> PlayerRow | None:
         with self._conn.cursor() as cur:
             cur.execute(PLAYER_SQL, {"player_id": player_id})
@@ -217,7 +208,7 @@ class ProjectionStore:
 
     def save_history(self, rows: Iterable[HistoryRow]) -> None:
         with self._conn.cursor() as cur:
-            cur.executemany(SAVE_HISTORY_SQL, [{"row": _json_row(r)} for r in rows])
+            cur.executemany(SAVE_HISTORY_SQL, [{"row": history_json(r)} for r in rows])
 
     def history(
         self,
@@ -258,5 +249,6 @@ class ProjectionStore:
         self._conn.execute(PING_SQL)
 
 
-def _json_row(row: HistoryRow) -> str:
+def history_json(row: HistoryRow) -> str:
+    """A history row as the database's functions take it (game_history's columns as JSON)."""
     return orjson.dumps(asdict(row)).decode()  # uuids and times as JSON strings

@@ -11,7 +11,13 @@ from typing import Any
 import psycopg
 
 from service.storage.duels import DUEL_COLUMNS, SEAT_COLUMNS, DuelRow, SeatRow
-from service.storage.projections import HISTORY_COLUMNS, HistoryRow, PlayerRow, Preferences
+from service.storage.projections import (
+    HISTORY_COLUMNS,
+    HistoryRow,
+    PlayerRow,
+    Preferences,
+    history_json,
+)
 
 # Every live row of each projection.
 LIVE_PLAYERS_SQL = "SELECT player_id, external_ref, currency, created_at FROM players"
@@ -23,9 +29,12 @@ LIVE_PREFERENCES_SQL = (
 LIVE_DUELS_SQL = f"SELECT {DUEL_COLUMNS} FROM duels"
 LIVE_SEATS_SQL = f"SELECT {SEAT_COLUMNS} FROM duel_seats ORDER BY duel_id, seat"
 
-# Replacing a projection's rows (the tables are read models; the log is the truth).
-DELETE_PLAYER_SQL = "DELETE FROM players WHERE player_id = %(player_id)s"
-DELETE_HISTORY_SQL = "DELETE FROM game_history WHERE game_id = %(game_id)s"
+# Replacing a projection's rows (the tables are read models; the log is the truth). players and
+# game_history only through the owner's functions (migrations/0033): a player's row as their
+# PlayerRegistered says; a game's row as rebuilt, which the function checks against the log (its
+# player, version and end), or none for a game that should have none.
+RESTORE_PLAYER_SQL = "SELECT restore_player(%(player_id)s)"
+RESTORE_HISTORY_SQL = "SELECT restore_game_history(%(game_id)s, %(row)s::text::jsonb)"
 DELETE_PREFERENCES_SQL = "DELETE FROM player_preferences WHERE player_id = %(player_id)s"
 DELETE_SEATS_SQL = "DELETE FROM duel_seats WHERE duel_id = %(duel_id)s"
 DELETE_DUEL_SQL = "DELETE FROM duels WHERE duel_id = %(duel_id)s"
@@ -72,11 +81,12 @@ class RebuildStore:
             duels = {r[0]: (DuelRow(*r), tuple(seats.get(r[0], ()))) for r in cur.fetchall()}
         return players, history, balances, preferences, duels
 
-    def delete_player(self, player_id: uuid.UUID) -> None:
-        self._conn.execute(DELETE_PLAYER_SQL, {"player_id": player_id})
+    def restore_player(self, player_id: uuid.UUID) -> None:
+        self._conn.execute(RESTORE_PLAYER_SQL, {"player_id": player_id})
 
-    def delete_history(self, game_id: uuid.UUID) -> None:
-        self._conn.execute(DELETE_HISTORY_SQL, {"game_id": game_id})
+    def restore_history(self, game_id: uuid.UUID, row: HistoryRow | None) -> None:
+        text = None if row is None else history_json(row)
+        self._conn.execute(RESTORE_HISTORY_SQL, {"game_id": game_id, "row": text})
 
     def delete_duel(self, duel_id: uuid.UUID) -> None:
         """The duel's row and its seats' rows."""

@@ -11,7 +11,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import astuple, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -40,12 +40,14 @@ from service.core.clock import instant
 from service.core.context import RequestContext
 from service.core.ledger import InsufficientFunds, player_account
 from service.core.paytable import default_paytables, paytable_for
-from service.errors import Disabled, IntegrityBreach
+from service.errors import Disabled, GameInProgress, IntegrityBreach
 from service.runtime import database as db
 from service.services import finance_books as finance
 from service.services import history_audits as audit
 from service.services.controls import Controls
+from service.services.players import Players
 from service.services.safer_gambling import SaferGambling
+from service.storage.projections import history_json
 from tests.credentials import staff
 from tests.dbtools import OWNER_ROLE, SERVICE_ROLE, ScratchDatabase, prepare_scratch
 from tests.integration.conftest import OPERATOR, World, as_player, player_token
@@ -952,6 +954,66 @@ def _version(container: Container, stream: str) -> int:
         return uow.events.stream_version(stream)
 
 
+# --- the read models the checks rely on (issue 36, item 10, migrations/0033) -------------------
+
+
+def test_an_open_game_s_history_row_is_neither_deleted_nor_ended_by_the_service_login(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """Item 10: an open game's game_history row deleted, so the player deals a second game while
+    the first is open and idle collection forgets it."""
+    world = World(fresh_container)
+    player = world.player(balance=5_000)
+    game = world.game(player)
+    game_id = uuid.UUID(game.state.game_id)
+    _refused(insider, "DELETE FROM game_history WHERE game_id = %s", (game_id,))
+    _refused(insider, "UPDATE game_history SET ended_at = now() WHERE game_id = %s", (game_id,))
+    _refused(insider, "SELECT save_game_history(NULL::game_history)")
+    with fresh_container.unit_of_work() as uow:
+        row = uow.projections.game_row(game_id)
+    assert row is not None
+    ended = history_json(replace(row, ended_at=datetime.now(UTC), status="collected"))
+    for args, match in (
+        ((game_id, None), "has its history row: it is not removed"),
+        ((game_id, ended), "is not what its log says"),
+    ):
+        try:
+            with pytest.raises(psycopg.errors.CheckViolation, match=match):
+                insider.execute("SELECT restore_game_history(%s, %s::jsonb)", args)
+        finally:
+            insider.rollback()
+    # the honest counterpart: the game is still the player's open one
+    with pytest.raises(GameInProgress):
+        world.game(player)
+    assert fresh_container.players.wallet(player.player_id).open_game_id == game_id
+
+
+def test_players_external_refs_are_not_swapped_by_the_service_login(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """Item 10: two players' external_ref swapped, so an operator's registration of one casino
+    customer answers the other's id and their deposits land in the wrong wallet."""
+    world = World(fresh_container)
+    a, b = world.player(), world.player()
+    _refused(
+        insider,
+        "UPDATE players SET external_ref = CASE player_id WHEN %s THEN %s ELSE %s END"
+        " WHERE player_id IN (%s, %s)",
+        (a.player_id, b.external_ref, a.external_ref, a.player_id, b.player_id),
+    )
+    _refused(insider, "DELETE FROM players WHERE player_id = %s", (a.player_id,))
+    _refused(
+        insider,
+        "INSERT INTO players VALUES (%s, 'someone-else', 'GBP', now())",
+        (uuid.uuid4(),),
+    )
+    # the honest counterpart: the operator's registration of a's customer answers a
+    again = fresh_container.players.open_account(OPERATOR, a.external_ref, "GBP")
+    assert (again.row.player_id, again.created) == (a.player_id, False)
+    assert insider.execute("SELECT restore_player(%s)", (a.player_id,)).fetchone() == (1,)
+    insider.rollback()
+
+
 # --- reconciliations ------------------------------------------------------------------------------
 
 
@@ -1119,6 +1181,20 @@ def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
 
         for constant, sql_text in OLDER_WRITES.items():
             monkeypatch.setattr(constant, sql_text)
+        # It wrote the players row itself (migrations/0033's trigger writes it since).
+        registering = Players.open_account
+
+        def open_account(self: Players, *args: Any, **kwargs: Any) -> Any:
+            opened = registering(self, *args, **kwargs)
+            with psycopg.connect(urls.migration, autocommit=True) as conn:
+                conn.execute(
+                    "INSERT INTO players (player_id, external_ref, currency, created_at)"
+                    " VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    astuple(opened.row),
+                )
+            return opened
+
+        monkeypatch.setattr(Players, "open_account", open_account)
         # The release before had no limits (0017) nor switches (0019): it checked none.
         monkeypatch.setattr(SaferGambling, "check_wager_in", lambda *_: None)
         monkeypatch.setattr(SaferGambling, "check_deposit_in", lambda *_: None)

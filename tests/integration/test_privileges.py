@@ -140,12 +140,16 @@ WRITERS = (
     "touch_session(text)",
     "revoke_session(text)",
     "revoke_player_sessions(text, uuid)",
+    # the read models the checks rely on, restored from the log (migrations/0033)
+    "restore_player(uuid)",
+    "restore_game_history(uuid, jsonb)",
 )
 #: The shape-only appends (migrations/0031) and re-encryption (0032): the owner's alone.
 OWNERS_ONLY = (
     "append_events(text, integer, text)",
     "record_game_events(text, integer, text, jsonb, boolean, text, text)",
     "rekey_seed(uuid, text, bytea)",  # seeds rotate, the CLI's (migrations/0032)
+    "save_game_history(game_history)",  # record_game_events' and the loaders' (0033)
 )
 #: Tables the service reads but writes only through those functions.
 THROUGH_FUNCTIONS = (
@@ -160,6 +164,8 @@ THROUGH_FUNCTIONS = (
     "game_seeds",
     "api_keys",
     "player_sessions",
+    "players",
+    "game_history",
 )
 
 
