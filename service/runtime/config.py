@@ -81,6 +81,10 @@ class Settings:
     anchor_retired_keys_file: Path | None = None
     #: How often beat signs a checkpoint of the log, in seconds.
     checkpoint_every: float = 60.0
+    #: A transaction held open this long, holding the log's horizon back, is a significant event
+    #: (service/services/horizon.py); beat looks every ``horizon_check_every``.
+    log_stall_after: float = 30.0
+    horizon_check_every: float = 15.0
     certification_mode: bool = False
     idle_collect_after: timedelta = timedelta(hours=24)
     #: A player session lapses after this long without a request (GLI-19 s2.5.4: 30 minutes).
@@ -173,6 +177,8 @@ class Settings:
                 anchor_key_file=_path(env.get("ANCHOR_SIGNING_KEY_FILE")),
                 anchor_retired_keys_file=_path(env.get("ANCHOR_RETIRED_PUBLIC_KEYS_FILE")),
                 checkpoint_every=float(env.get("CHECKPOINT_EVERY_SECONDS", "60")),
+                log_stall_after=float(env.get("LOG_STALL_AFTER_SECONDS", "30")),
+                horizon_check_every=float(env.get("HORIZON_CHECK_EVERY_SECONDS", "15")),
                 certification_mode=certification,
                 idle_collect_after=timedelta(
                     seconds=int(env.get("IDLE_COLLECT_AFTER_SECONDS", str(24 * 3600)))

@@ -26,6 +26,7 @@ from service.storage.checkpoints import CheckpointStore
 from service.storage.controls import ControlStore
 from service.storage.duels import DuelStore
 from service.storage.game_writes import GameWrites
+from service.storage.horizon import HorizonReads
 from service.storage.idempotency import IdempotencyStore
 from service.storage.ledger import LedgerStore
 from service.storage.limits import LimitStore
@@ -51,6 +52,7 @@ class UnitOfWork:
     limits: LimitStore
     controls: ControlStore
     recorder: Recorder
+    horizon: HorizonReads
 
     def __init__(self, pool: ConnectionPool) -> None:
         self._pool = pool
@@ -76,6 +78,7 @@ class UnitOfWork:
         self.limits = LimitStore(self.conn)
         self.controls = ControlStore(self.conn)
         self.recorder = Recorder(self.conn)
+        self.horizon = HorizonReads(self.conn)
         return self
 
     def outside_transaction(self) -> None:

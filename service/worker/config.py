@@ -95,6 +95,10 @@ def make_celery(settings: Settings) -> Celery:
                 "task": "vegas.checkpoint_log",
                 "schedule": timedelta(seconds=settings.checkpoint_every),
             },
+            "watch-log-horizon": {
+                "task": "vegas.watch_log_horizon",
+                "schedule": timedelta(seconds=settings.horizon_check_every),
+            },
             "resume-audits": {
                 "task": "vegas.resume_audits",
                 "schedule": timedelta(seconds=60),

@@ -24,6 +24,7 @@ from service.services import advantage, idle
 from service.services import finance_books as finance
 from service.services import history_audits as audit
 from service.services.configuration_log import log_configuration
+from service.services.horizon import HorizonWatch
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +121,21 @@ def checkpoint_log() -> int:
     except LogEmpty:
         return 0
     return stored.seq
+
+
+_horizon: HorizonWatch | None = None
+
+
+@shared_task(name="vegas.watch_log_horizon")
+def watch_log_horizon() -> str | None:
+    """Name a transaction holding the log's horizon back longer than LOG_STALL_AFTER_SECONDS
+    as a significant event (beat: every HORIZON_CHECK_EVERY_SECONDS); its id, if named now."""
+    global _horizon
+    c = services()
+    with _lock:
+        if _horizon is None:
+            _horizon = HorizonWatch(c.unit_of_work, timedelta(seconds=c.settings.log_stall_after))
+    return _horizon.check()
 
 
 @shared_task(name="vegas.rtp_chunk")

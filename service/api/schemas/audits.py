@@ -155,6 +155,7 @@ class SignificantQuerySchema(Strict):
                 "certification",
                 "advantage-play",
                 "gaming-control",
+                "log-stalled",
             )
         ),
     )
