@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 from psycopg import sql
@@ -76,25 +77,32 @@ def server_admin_url() -> str:
 
 
 @contextmanager
-def split_database(admin_server_url: str, prefix: str = "vegas_test") -> Iterator[ScratchDatabase]:
-    """A new database on the server, owned and migrated by OWNER_ROLE, dropped on the way out."""
+def bare_database(admin_server_url: str, prefix: str = "vegas_test") -> Iterator[ScratchDatabase]:
+    """A new, empty database on the server, owned by OWNER_ROLE (not migrated: an upgrade test
+    applies a release's migrations itself), dropped on the way out."""
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     urls = db.provision(admin_server_url, name, owner=OWNER_ROLE, service=SERVICE_ROLE)
-    found = ScratchDatabase(
-        name=name,
-        admin_url=db.with_database(admin_server_url, name),
-        owner_url=urls.migration,
-        service_url=urls.service,
-    )
     try:
-        db.migrate(found.owner_url)
-        prepare_scratch(found.owner_url)
-        yield found
+        yield ScratchDatabase(
+            name=name,
+            admin_url=db.with_database(admin_server_url, name),
+            owner_url=urls.migration,
+            service_url=urls.service,
+        )
     finally:
         with psycopg.connect(admin_server_url, autocommit=True) as conn:
             conn.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
             )
+
+
+@contextmanager
+def split_database(admin_server_url: str, prefix: str = "vegas_test") -> Iterator[ScratchDatabase]:
+    """A new database on the server, owned and migrated by OWNER_ROLE, dropped on the way out."""
+    with bare_database(admin_server_url, prefix) as found:
+        db.migrate(found.owner_url)
+        prepare_scratch(found.owner_url)
+        yield found
 
 
 @contextmanager
@@ -107,6 +115,19 @@ def scratch_database(admin_server_url: str, prefix: str = "vegas_test") -> Itera
 def as_owner(url: str) -> str:
     """A scratch database's URL as its owner, who may make tables of its own there."""
     return db.with_user(url, OWNER_ROLE)
+
+
+def migrate_through(owner_url: str, last: str) -> None:
+    """The migrations up to and including ``last`` only: a release before's schema, for an
+    upgrade test to write on before migrating it in place."""
+    from yoyo import get_backend, read_migrations
+    from yoyo.migrations import MigrationList
+
+    parts = urlsplit(owner_url)
+    backend = get_backend(urlunsplit(("postgresql+psycopg", *parts[1:4], "")))
+    release = MigrationList(m for m in read_migrations(str(db.MIGRATIONS_DIR)) if m.id <= last)
+    with backend.lock():
+        backend.apply_migrations(backend.to_apply(release))
 
 
 def prepare_scratch(owner_url: str) -> None:

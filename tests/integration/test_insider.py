@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from dataclasses import astuple, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
@@ -49,7 +48,7 @@ from service.services.players import Players
 from service.services.safer_gambling import SaferGambling
 from service.storage.projections import history_json
 from tests.credentials import staff
-from tests.dbtools import OWNER_ROLE, SERVICE_ROLE, ScratchDatabase, prepare_scratch
+from tests.dbtools import ScratchDatabase, bare_database, migrate_through, prepare_scratch
 from tests.integration.conftest import OPERATOR, World, as_player, player_token
 from tests.integration.test_audit import _run, _tamper
 
@@ -1166,18 +1165,9 @@ def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
     """History written through the older grants (migrations up to 0015), then 0016 applied in
     place: every stream, posting and checkpoint still verifies, and the service goes on from
     them through the functions."""
-    from yoyo import get_backend, read_migrations
-    from yoyo.migrations import MigrationList
-
-    name = f"vegas_test_upgrade_{uuid.uuid4().hex[:12]}"
-    urls = db.provision(admin_server_url, name, owner=OWNER_ROLE, service=SERVICE_ROLE)
-    try:
-        parts = urlsplit(urls.migration)
-        backend = get_backend(urlunsplit(("postgresql+psycopg", *parts[1:4], "")))
-        older = MigrationList(m for m in read_migrations(str(db.MIGRATIONS_DIR)) if m.id < "0016")
-        with backend.lock():
-            backend.apply_migrations(backend.to_apply(older))
-        settings = replace(fresh_container.settings, database_url=urls.service)
+    with bare_database(admin_server_url, "vegas_test_upgrade") as found:
+        migrate_through(found.owner_url, "0015.advantage-play")
+        settings = replace(fresh_container.settings, database_url=found.service_url)
 
         for constant, sql_text in OLDER_WRITES.items():
             monkeypatch.setattr(constant, sql_text)
@@ -1186,7 +1176,7 @@ def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
 
         def open_account(self: Players, *args: Any, **kwargs: Any) -> Any:
             opened = registering(self, *args, **kwargs)
-            with psycopg.connect(urls.migration, autocommit=True) as conn:
+            with psycopg.connect(found.owner_url, autocommit=True) as conn:
                 conn.execute(
                     "INSERT INTO players (player_id, external_ref, currency, created_at)"
                     " VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
@@ -1212,11 +1202,11 @@ def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
             before.close()
         monkeypatch.undo()
 
-        applied = db.migrate(urls.migration)
+        applied = db.migrate(found.owner_url)
         assert {"0016.functions-not-tables", "0017.safer-gambling", "0019.gaming-controls"} <= set(
             applied
         )
-        prepare_scratch(urls.migration)  # the operator key the tests present from here on
+        prepare_scratch(found.owner_url)  # the operator key the tests present from here on
         after = build(settings, migrate=False)
         try:
             assert _run(after, audit.Scope("all")).findings == ()
@@ -1231,11 +1221,6 @@ def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
             assert _run(after, audit.Scope("all")).findings == ()
         finally:
             after.close()
-    finally:
-        with psycopg.connect(admin_server_url, autocommit=True) as conn:
-            conn.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
 
 
 # --- safer gambling -------------------------------------------------------------------------------

@@ -10,10 +10,8 @@ import uuid
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
-from psycopg import sql
 
 from service.bootstrap import build
 from service.core import game_decider as g
@@ -21,7 +19,7 @@ from service.core.context import RequestContext
 from service.runtime import database as db
 from service.services import history_audits as audit
 from tests.conftest import _test_settings
-from tests.dbtools import OWNER_ROLE, SERVICE_ROLE, ScratchDatabase
+from tests.dbtools import bare_database, migrate_through
 from tests.integration.test_audit import _run
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "release-c3fa770"
@@ -47,27 +45,14 @@ def _restore(admin_url: str) -> None:
 def test_a_database_written_by_the_release_before_upgrades_in_place(
     admin_server_url: str, data_dir: Path
 ) -> None:
-    from yoyo import get_backend, read_migrations
-    from yoyo.migrations import MigrationList
-
     secrets: dict[str, Any] = json.loads((FIXTURE / "secrets.json").read_text())
-    name = f"vegas_test_release_{uuid.uuid4().hex[:12]}"
-    urls = db.provision(admin_server_url, name, owner=OWNER_ROLE, service=SERVICE_ROLE)
-    admin_url = db.with_database(admin_server_url, name)
-    try:
-        parts = urlsplit(urls.migration)
-        backend = get_backend(urlunsplit(("postgresql+psycopg", *parts[1:4], "")))
-        release = MigrationList(
-            m for m in read_migrations(str(db.MIGRATIONS_DIR)) if m.id <= RELEASE_SCHEMA
-        )
-        with backend.lock():
-            backend.apply_migrations(backend.to_apply(release))
-        _restore(admin_url)
+    with bare_database(admin_server_url, "vegas_test_release") as scratch:
+        migrate_through(scratch.owner_url, RELEASE_SCHEMA)
+        _restore(scratch.admin_url)
 
-        applied = db.migrate(urls.migration)  # in place, with this release
+        applied = db.migrate(scratch.owner_url)  # in place, with this release
         assert {"0028.ledger-meaning", "0030.who-asks", "0031.what-a-write-means"} <= set(applied)
 
-        scratch = ScratchDatabase(name, admin_url, urls.migration, urls.service)
         settings = replace(
             _test_settings(scratch, data_dir),
             seed_keys=(secrets["seed_key"],),
@@ -104,8 +89,3 @@ def test_a_database_written_by_the_release_before_upgrades_in_place(
             assert _run(c, audit.Scope("all")).findings == ()
         finally:
             c.close()
-    finally:
-        with psycopg.connect(admin_server_url, autocommit=True) as conn:
-            conn.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
