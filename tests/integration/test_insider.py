@@ -23,12 +23,18 @@ from psycopg.types.json import Jsonb
 from events.catalog import (
     AutoCompleted,
     AutoMove,
+    CardDrawn,
     Collected,
     Dealt,
+    DuelCancelled,
+    DuelSettled,
     FundsDeposited,
     GamingSwitched,
     LimitChanged,
+    Payout,
     PlayerExcluded,
+    RealityCheckAcknowledged,
+    SeatFinished,
 )
 from events.chain import GENESIS, event_hash
 from events.codec import encode
@@ -951,6 +957,110 @@ def test_gaming_is_switched_back_on_only_by_an_operator(
 def _version(container: Container, stream: str) -> int:
     with container.unit_of_work() as uow:
         return uow.events.stream_version(stream)
+
+
+def test_without_a_credential_a_game_is_collected_only_once_idle_past_the_policy(
+    fresh_container: Container, insider: Conn, owner: Conn
+) -> None:
+    """What the service's own tasks may record is what the database's clock decides: a game
+    collected as timed out before it has lain idle past collection_policy is refused."""
+    world = World(fresh_container)
+    game = world.game(world.player(balance=520))
+    stream = f"game-{game.state.game_id}"
+    timeout = Collected("timeout", 0, "GBP", 0, "ab" * 32)
+    _recording_refused(
+        insider,
+        fresh_container,
+        None,
+        stream,
+        game.state.version,
+        (timeout,),
+        psycopg.errors.InsufficientPrivilege,
+        "may only be collected once idle past the policy",
+    )
+    # the honest counterpart: a day on, on the database's clock, the collector may
+    owner.execute("UPDATE test_clock SET ahead = interval '25 hours'")
+    items = _encoded(timeout, meta=_as(None, fresh_container))
+    insider.execute(RECORD, (None, stream, game.state.version, items))
+    insider.rollback()
+
+
+def test_a_duel_s_seats_finish_and_settle_by_its_own_rules(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """A seat finished by another player, a full duel cancelled as unfilled, a duel settled
+    before its seats have finished: each refused, whatever credential the insider presents."""
+    world = World(fresh_container)
+    a, b = world.player(balance=5_000), world.player(balance=5_000)
+    joined = fresh_container.duels.join(as_player(a.player_id), a.player_id, 500)
+    assert joined.state.opened is not None
+    duel_id = uuid.UUID(joined.state.opened.duel_id)
+    full = fresh_container.duels.join(as_player(b.player_id), b.player_id, 500)
+    stream, version = f"duel-{duel_id}", full.state.version
+    now = instant(datetime.now(UTC))
+    payouts = (Payout(0, str(a.player_id), 900),)
+    for credential, event, (error, match) in (
+        (
+            player_token(b.player_id),
+            SeatFinished(0, None, 0, 0, "player", now),
+            (psycopg.errors.InsufficientPrivilege, "is finished by its player"),
+        ),
+        (
+            None,
+            DuelCancelled("not-filled", (), False, "ab" * 32),
+            (psycopg.errors.CheckViolation, "cancelled unfilled only after its fill-by time"),
+        ),
+        (
+            player_token(a.player_id),
+            DuelSettled(1_000, 100, payouts, "ab" * 32),
+            (psycopg.errors.CheckViolation, "settles once every seat has finished"),
+        ),
+    ):
+        _recording_refused(
+            insider, fresh_container, credential, stream, version, (event,), error, match
+        )
+    # the honest counterpart: both seats deal and stop, and the duel settles
+    for player in (a, b):
+        me = as_player(player.player_id)
+        fresh_container.duels.deal(me, duel_id, player.player_id)
+        fresh_container.duels.play(me, duel_id, player.player_id, g.Collect())
+    assert fresh_container.duels.duel(duel_id).state.status == "settled"
+
+
+def test_an_event_names_the_one_asking(fresh_container: Container, insider: Conn) -> None:
+    """An event's actor is the credential's holder, and a reality check is acknowledged only in
+    the session presented."""
+    world = World(fresh_container)
+    player, other = world.player(balance=520), world.player()
+    game = world.game(player)
+    stream = f"game-{game.state.game_id}"
+    token = player_token(player.player_id)
+    drawn = CardDrawn("stock", "waste", ("AS",))
+    posing = {"actor": str(other.player_id), "role": "player", "request_id": "forged"}
+    try:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="names another actor"):
+            insider.execute(
+                RECORD, (token, stream, game.state.version, _encoded(drawn, meta=posing))
+            )
+    finally:
+        insider.rollback()
+    ack = RealityCheckAcknowledged(
+        "2020-01-01T00:00:00.000000Z", instant(datetime.now(UTC)), 60, 0, 0, 0
+    )
+    _recording_refused(
+        insider,
+        fresh_container,
+        token,
+        f"player-{player.player_id}",
+        _version(fresh_container, f"player-{player.player_id}"),
+        (ack,),
+        psycopg.errors.InsufficientPrivilege,
+        "only the player acknowledges a reality check, in its own session",
+    )
+    # the honest counterpart: the player's own draw, named as the player
+    mine = {"actor": str(player.player_id), "role": "player", "request_id": "honest"}
+    insider.execute(RECORD, (token, stream, game.state.version, _encoded(drawn, meta=mine)))
+    insider.rollback()
 
 
 # --- the read models the checks rely on (issue 36, item 10, migrations/0033) -------------------
