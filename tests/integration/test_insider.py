@@ -37,7 +37,8 @@ from events.catalog import (
     SeatFinished,
 )
 from events.chain import GENESIS, event_hash
-from events.codec import encode
+from events.postgres import append_params
+from events.records import NewEvent
 from service.bootstrap import Container, build
 from service.core import game_decider as g
 from service.core import shuffle
@@ -280,8 +281,11 @@ POST = (
 )
 
 
-def _items(*events: tuple[str, dict[str, Any]], meta: str = "{}") -> str:
-    return json.dumps([[str(uuid.uuid4()), t, 1, json.dumps(d), meta] for t, d in events])
+def _items(*events: tuple[str, dict[str, Any]], meta: dict[str, Any] | None = None) -> str:
+    """Events of any type, with data of the insider's choosing, as the append functions take
+    them (events.postgres.append_params: what the service sends)."""
+    new = [NewEvent(t, 1, d, meta or {}) for t, d in events]
+    return append_params("insider", new, 0)["events"]  # type: ignore[no-any-return]
 
 
 def _forge(owner: Conn, stream: str, expected: int, *events: tuple[str, dict[str, Any]]) -> None:
@@ -306,7 +310,7 @@ def _not_recorded(
     """record_events, the service's one way into the log, refuses the forged event whatever the
     insider presents for a credential: no credential must pass the what-rule named by ``match``
     (a made-up one is refused as not live)."""
-    meta = json.dumps({"actor": "system", "role": "system", "request_id": "x"})
+    meta = {"actor": "system", "role": "system", "request_id": "x"}
     for credential in FORGED_CREDENTIALS:
         expected_error, expected_match = (
             (error, match)
@@ -626,11 +630,8 @@ RECORD = "SELECT FROM record_events(%s, %s, %s, %s)"
 
 def _encoded(*events: Any, meta: dict[str, Any]) -> str:
     """Catalog events as record_events takes them, with the metadata the insider chooses."""
-    items = []
-    for event in events:
-        type_, schema, data = encode(event)
-        items.append([str(uuid.uuid4()), type_, schema, json.dumps(data), json.dumps(meta)])
-    return json.dumps(items)
+    new = [NewEvent.of(event, meta) for event in events]
+    return append_params("insider", new, 0)["events"]  # type: ignore[no-any-return]
 
 
 def _as(credential: str | None, container: Container) -> dict[str, Any]:

@@ -4,7 +4,6 @@ services record and every event type of the catalog, and post_transaction posts 
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
@@ -16,7 +15,9 @@ import pytest
 
 from events import catalog
 from events.catalog import AnyEvent, DuelEvent, DuelOpened, PlayerRegistered, StakePlaced
-from events.codec import decode, encode
+from events.codec import decode
+from events.postgres import append_params
+from events.records import NewEvent
 from service.bootstrap import Container
 from service.core import game_decider as g
 from service.core import ledger
@@ -193,11 +194,8 @@ def test_every_catalog_event_type_moves_money_only_where_both_say_so(owner: Conn
 
 
 def _append(conn: Conn, stream: str, events: list[AnyEvent]) -> None:
-    items = []
-    for event in events:
-        type_, schema, data = encode(event)
-        items.append([str(uuid.uuid4()), type_, schema, json.dumps(data), "{}"])
-    conn.execute("SELECT FROM append_events(%s, 0, %s)", (stream, json.dumps(items)))
+    params = append_params(stream, [NewEvent.of(e, {}) for e in events], 0)
+    conn.execute("SELECT FROM append_events(%s, 0, %s)", (stream, params["events"]))
 
 
 def test_each_stream_kind_has_the_catalog_s_event_types(owner: Conn) -> None:
