@@ -36,11 +36,27 @@ def switched(scope: Scope, target: str, enabled: bool, reason: str) -> GamingSwi
     """The event turning one switch off or on; the reason is required either way."""
     if scope not in SCOPES:
         raise ValueError(f"no scope {scope!r}")
-    if not reason.strip() or len(reason) > MAX_REASON:
+    if not _reason_given(reason):
         # A request's field (422), not a bug: blank by Python's reckoning (a no-break space is
         # blank too), which a schema's length check alone does not see.
         raise InvalidArgument("reason", f"a switch needs a reason of 1 to {MAX_REASON} characters")
     return GamingSwitched(scope, EVERYONE if scope == "all" else target, enabled, reason)
+
+
+def _reason_given(reason: str) -> bool:
+    return bool(reason.strip()) and len(reason) <= MAX_REASON
+
+
+def fault_of(event: GamingSwitched) -> str | None:
+    """What :func:`switched` would not have made of a recorded switch, if anything: a scope
+    there is none of, everyone's switch for anything but everyone, no reason."""
+    if event.scope not in SCOPES:
+        return f"no scope {event.scope!r}"
+    if (event.scope == "all") != (event.target == EVERYONE):
+        return f"scope {event.scope} with target {event.target!r}"
+    if not _reason_given(event.reason):
+        return f"a reason of 1 to {MAX_REASON} characters, not {event.reason!r}"
+    return None
 
 
 def _covering(off: Iterable[Switch], game: str, rules_version: str, player_id: str) -> list[Switch]:

@@ -27,6 +27,7 @@ never funded and has no floor: its balance is the net of the player's certificat
 from __future__ import annotations
 
 import hashlib
+import uuid
 from dataclasses import dataclass
 from typing import Literal
 
@@ -123,6 +124,35 @@ def duel_pot(duel_id: str, currency: str) -> Account:
 
 def house_rake(currency: str) -> Account:
     return Account(f"house-rake:{currency}", "house-rake", currency)
+
+
+def account_named(account_id: str, currency: str) -> Account | None:
+    """The account an id names, built as the functions above build it: its kind (and a wallet's
+    player) follow from its id, a house account's currency too; ``currency`` is the one a
+    player's wallet or a duel's pot is in, which their ids do not say. None for an id of no
+    kind. (migrations/0028 accounts_kind_follows_id is the database's copy of this rule.)"""
+    prefix, _, rest = account_id.partition(":")
+    if prefix in ("player", "sandbox", "duel-pot"):
+        try:
+            if str(uuid.UUID(rest)) != rest:
+                return None
+        except ValueError:
+            return None
+        if prefix == "duel-pot":
+            return duel_pot(rest, currency)
+        return player_account(rest, SANDBOX if prefix == "sandbox" else currency)
+    house = {
+        "house-stakes": house_stakes,
+        "house-payouts": house_payouts,
+        "cashier": cashier,
+        "house-rake": house_rake,
+    }.get(prefix)
+    return house(rest) if house is not None else None
+
+
+#: The kinds of stream (service.core.streams.kind_of) whose events move money: the ones
+#: entry_for and duel_entry_for map to transactions.
+MONEY_STREAMS = ("game", "duel", "player")
 
 
 def house_accounts(currency: str) -> tuple[Account, ...]:

@@ -95,6 +95,12 @@ def stricter(new: int | None, old: int | None) -> bool:
     return new is not None and (old is None or new < old)
 
 
+def loosens(new: int | None, held: int | None) -> bool:
+    """Whether setting ``new`` where ``held`` is in force loosens the limit (higher, or none
+    where there was one): then it waits :data:`LOOSENING_DELAY`."""
+    return not (new == held or stricter(new, held))
+
+
 def change(limit_name: str, state: Limit, value: int | None, now: datetime) -> LimitChanged:
     """The event setting ``limit_name`` to ``value`` at ``now``: at once if stricter than (or
     the same as) what holds now, else after the loosening delay."""
@@ -103,9 +109,22 @@ def change(limit_name: str, state: Limit, value: int | None, now: datetime) -> L
     if limit_name in MINUTE_LIMITS and value is not None and value > MOST_MINUTES:
         raise InvalidArgument("value", f"{limit_name} is at most {MOST_MINUTES} minutes")
     current = state.at(now)
-    at_once = value == current or stricter(value, current)
-    effective = now if at_once else now + LOOSENING_DELAY
+    effective = now + LOOSENING_DELAY if loosens(value, current) else now
     return LimitChanged(limit_name, current, value, instant(effective))
+
+
+def loosened_too_soon(
+    state: Limit, event: LimitChanged, recorded_at: datetime, slack: timedelta = timedelta(0)
+) -> bool:
+    """Whether ``event``, recorded at ``recorded_at`` over ``state``, loosens the limit in force
+    sooner than :data:`LOOSENING_DELAY` (the rule :func:`change` keeps; the audit asks it of
+    the log). ``slack``: how long before its recording a change may have been decided (its
+    transaction began then), which the delay is counted from."""
+    effective = parse_instant(event.effective_from)
+    return (
+        loosens(event.value, state.at(recorded_at))
+        and effective < recorded_at - slack + LOOSENING_DELAY
+    )
 
 
 def applied(event: LimitChanged) -> Limit:
@@ -259,15 +278,43 @@ def exclude(current: Exclusion | None, length: str, now: datetime) -> PlayerExcl
         raise ValueError(f"no exclusion of length {length!r}")
     kind, lasts = LENGTHS[length]
     until = lasts(now)
-    if current is not None and current.active(now) and current.until >= until:
-        kind, until = current.kind, current.until
+    if current is not None and current.active(now):
+        if current.until >= until:
+            kind, until = current.kind, current.until
+        elif current.kind == "self-exclusion":
+            kind = "self-exclusion"  # a longer time-out never lessens one in force
     return PlayerExcluded(length, kind, instant(until))
+
+
+def lessens(current: Exclusion | None, after: Exclusion, now: datetime) -> bool:
+    """Whether ``after``, recorded at ``now``, ends or lessens an exclusion: it ends by then,
+    or sooner than the one in force, or makes a self-exclusion in force a time-out. Never so
+    for what :func:`exclude` gives; the audit asks it of the log."""
+    if after.until <= now:
+        return True
+    if current is None or not current.active(now):
+        return False
+    return after.until < current.until or (
+        current.kind == "self-exclusion" and after.kind != "self-exclusion"
+    )
 
 
 def excluded(event: PlayerExcluded) -> Exclusion:
     """The exclusion after its event (the fold: the last event is the state)."""
     kind: ExclusionKind = "self-exclusion" if event.kind == "self-exclusion" else "time-out"
     return Exclusion(kind, parse_instant(event.until))
+
+
+def well_formed(event: LimitChanged | PlayerExcluded) -> str | None:
+    """What is wrong with a limit's change or an exclusion as recorded (a limit, length or
+    kind this server has no such thing as), if anything."""
+    if isinstance(event, LimitChanged):
+        return None if event.limit in LIMITS else f"no limit {event.limit!r}"
+    if event.length not in LENGTHS:
+        return f"no exclusion of length {event.length!r}"
+    if event.kind not in ("time-out", "self-exclusion"):
+        return f"no exclusion of kind {event.kind!r}"
+    return None
 
 
 def check_not_excluded(exclusion: Exclusion | None, now: datetime) -> None:

@@ -40,6 +40,26 @@ def is_player(stream: str) -> bool:
     return stream.startswith(PLAYER)
 
 
+def kind_of(stream: str) -> str | None:
+    """A stream's kind by its name ("game", "duel", "player" or "controls"), None for a name no
+    service stream has (the prefixes with a lowercase uuid, as names are made above)."""
+    if stream == CONTROLS:
+        return "controls"
+    for prefix in (GAME, DUEL, PLAYER):
+        if stream.startswith(prefix):
+            named = stream[len(prefix) :]
+            try:
+                canonical = str(uuid.UUID(named)) == named
+            except ValueError:
+                return None
+            return prefix[:-1] if canonical else None
+    return None
+
+
+def is_controls(stream: str) -> bool:
+    return stream == CONTROLS
+
+
 def id_of(stream: str) -> str:
     """The id a stream's name carries (its game's, duel's or player's)."""
     for prefix in (GAME, DUEL, PLAYER):

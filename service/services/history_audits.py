@@ -1,6 +1,6 @@
 """Whole-history audits: plan the units to check (every game stream in scope, every player
-stream, the ledger as a whole, and the log as a whole against its signed checkpoints), check
-them in chunks, and record findings.
+stream, the operator's gaming controls, the ledger as a whole, and the log as a whole against
+its signed checkpoints), check them in chunks, and record findings.
 
 Checking a unit writes its row in audit_units and its findings in one transaction, with
 ON CONFLICT DO NOTHING, so a chunk that Celery delivers twice changes nothing the second time.
@@ -25,8 +25,25 @@ from service.core.game_verification import (
     verify_ledger,
     verify_player_stream,
 )
+from service.core.history_checks import (
+    account_findings,
+    cause_stream_findings,
+    controls_findings,
+    safer_gambling_findings,
+    secret_of,
+    seed_findings,
+)
 from service.core.paytable import Paytable
-from service.core.streams import game_stream, is_duel, is_game, is_player, player_stream
+from service.core.streams import (
+    CONTROLS,
+    game_stream,
+    is_controls,
+    is_duel,
+    is_game,
+    is_player,
+    player_stream,
+)
+from service.services.checkpoints import APPEND_SLACK
 from service.services.finance_books import utc_span
 from service.services.unit_of_work import UnitOfWork
 from service.storage.audit_reads import AuditReads
@@ -41,6 +58,16 @@ LOG_UNIT = "log"
 #: The check of the log unit (service.services.checkpoints.Anchors.findings, which holds the public
 #: keys).
 LogCheck = Callable[[UnitOfWork], list[Finding]]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamRead:
+    """What a stream's unit is checked on: its records, the postings its events caused, and
+    which of the sealed secrets its deal needs are kept."""
+
+    records: list[RecordedEvent]
+    postings: list[PostingRow]
+    secrets: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +126,8 @@ class AuditStatus:
 
 def plan(uow: UnitOfWork, scope: Scope) -> list[str]:
     """The units an audit of ``scope`` checks: its game streams and ended duels, then (for a
-    whole-history audit, or one player's) the player streams and the whole ledger."""
+    whole-history audit, or one player's) the player streams and the whole ledger; a
+    whole-history audit also the gaming controls, if any were ever switched, and the log."""
     reads = AuditReads(uow.conn)
     start = last = None
     if scope.kind == "dates":
@@ -109,6 +137,8 @@ def plan(uow: UnitOfWork, scope: Scope) -> list[str]:
     units = reads.streams(scope.kind, scope.player_id, start, last)
     if scope.kind == "all":
         units += reads.player_streams()
+        if reads.has_stream(CONTROLS):
+            units.append(CONTROLS)
         units += [LEDGER_UNIT, LOG_UNIT]
     elif scope.kind == "player":
         assert scope.player_id is not None
@@ -166,29 +196,69 @@ def check_unit(
     unit: str,
     paytables: Mapping[str, Paytable],
     log_check: LogCheck,
-    read: tuple[list[RecordedEvent], list[PostingRow]] | None = None,
+    read: StreamRead | tuple[list[RecordedEvent], list[PostingRow]] | None = None,
 ) -> list[Finding]:
     """The findings for one unit (reads only, all in the caller's snapshot: check_chunk).
-    ``read``: the stream's records and postings, when the caller read them with the rest of its
-    chunk."""
+    ``read``: the stream's, when the caller read it with the rest of its chunk (or its records
+    and postings only: the rest is read here)."""
     if unit == LOG_UNIT:
         return log_check(uow)
     if unit == LEDGER_UNIT:
         reads = AuditReads(uow.conn)
-        return verify_ledger(reads.all_postings(), reads.balances())
+        postings = reads.all_postings()
+        return (
+            verify_ledger(postings, reads.balances())
+            + account_findings(reads.accounts())
+            + cause_stream_findings(postings)
+        )
     if read is None:
-        read = uow.events.read_stream(unit), stream_postings(uow, unit)
-    records, postings = read
+        read = read_streams(uow, [unit])[unit]
+    elif isinstance(read, tuple):
+        read = _with_deals(uow, {unit: read[0]}, {unit: read[1]})[unit]
+    records, postings = read.records, read.postings
+    if is_controls(unit):
+        return controls_findings(records)
     if is_player(unit):
-        return verify_player_stream(records, postings)
+        # A change is decided when its transaction begins, recorded a little later.
+        return verify_player_stream(records, postings) + safer_gambling_findings(
+            records, APPEND_SLACK
+        )
     try:
         if is_duel(unit):
-            return _check_duel(uow, records, postings, paytables)
-        return verify_game(records, postings, paytables).findings
+            found = _check_duel(uow, records, postings, paytables)
+        else:
+            found = verify_game(records, postings, paytables).findings
     except Exception as exc:  # a defect of the verifier must not hide the rest of the audit
         log.exception("verifying %s failed", unit)
         where = f"{unit} v{records[-1].version}" if records else unit
-        return [Finding("rules", where, "a stream the verifier can read", repr(exc))]
+        found = [Finding("rules", where, "a stream the verifier can read", repr(exc))]
+    return found + seed_findings(records, read.secrets)
+
+
+def read_streams(uow: UnitOfWork, streams: Sequence[str]) -> dict[str, StreamRead]:
+    """What the units of these streams are checked on, with one statement each for all of
+    them: their records, their postings and their deals' sealed secrets."""
+    if not streams:
+        return {}
+    records = uow.events.read_streams(streams)
+    postings = AuditReads(uow.conn).postings_of(streams)
+    return _with_deals(uow, {s: records.get(s, []) for s in streams}, postings)
+
+
+def _with_deals(
+    uow: UnitOfWork,
+    records: Mapping[str, list[RecordedEvent]],
+    postings: Mapping[str, list[PostingRow]],
+) -> dict[str, StreamRead]:
+    """Streams as read, with which of their deals' sealed secrets are kept."""
+    reads = AuditReads(uow.conn)
+    dealt = [s for s in records if is_game(s) or is_duel(s)]
+    wanted = sorted({secret for s in dealt if (secret := secret_of(records[s])) is not None})
+    kept = frozenset(reads.secrets_of(wanted)) if wanted else frozenset()
+    return {
+        stream: StreamRead(list(stream_records), postings.get(stream, []), kept)
+        for stream, stream_records in records.items()
+    }
 
 
 def _check_duel(
@@ -226,16 +296,14 @@ def check_chunk(
     a delivery of the same chunk or another chunk finishing the audit meanwhile would fail the
     write with a serialization failure, and the count that finishes the audit would miss their
     units."""
-    streams = [u for u in units if is_game(u) or is_player(u)]
+    streams = [u for u in units if is_game(u) or is_duel(u) or is_player(u) or is_controls(u)]
     results: list[tuple[str, list[Finding]]] = []
     with unit_of_work() as uow:
         uow.snapshot()
         AuditReads(uow.conn).no_idle_limit()
-        records = uow.events.read_streams(streams) if streams else {}
-        postings = AuditReads(uow.conn).postings_of(streams) if streams else {}
+        read = read_streams(uow, streams)
         for unit in units:
-            read = (records.get(unit, []), postings.get(unit, [])) if unit in streams else None
-            results.append((unit, check_unit(uow, unit, paytables, log_check, read)))
+            results.append((unit, check_unit(uow, unit, paytables, log_check, read.get(unit))))
     with unit_of_work() as uow:
         reads = AuditReads(uow.conn)
         recorded = reads.record(audit_id, results)

@@ -14,6 +14,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from service.core.game_verification import Finding, PostingRow
+from service.core.ledger import Account
 from service.core.streams import is_duel, is_game
 
 # A duel's stream, or a duel seat's game, is audited once the duel has ended: until then every
@@ -80,6 +81,13 @@ SELECT p.posting_id, t.client_transaction_id, t.kind, t.amount, t.cause_stream,
  ORDER BY p.posting_id
 """
 BALANCES_SQL = "SELECT account_id, balance FROM account_balances"
+# Every account as recorded: its kind follows from its id (history_checks.account_findings).
+ACCOUNTS_SQL = "SELECT account_id, kind, currency, player_id FROM accounts ORDER BY account_id"
+# Whether a stream is in the log (the operator's switches are a unit of their own when they are).
+STREAM_EXISTS_SQL = "SELECT EXISTS (SELECT 1 FROM events WHERE stream_id = %(stream)s)"
+
+# The sealed secrets kept of these games and duels (their ids only: the audit opens none).
+SECRETS_OF_SQL = "SELECT game_id::text FROM game_seeds WHERE game_id = ANY(%(ids)s::uuid[])"
 
 # A chunk is read and checked in one read-only snapshot (history_audits.check_chunk), which sits
 # idle in its transaction while the worker verifies what it read: a chunk's games, and every
@@ -321,6 +329,28 @@ class AuditReads:
         with self._conn.cursor() as cur:
             cur.execute(BALANCES_SQL)
             return {account: int(balance) for account, balance in cur.fetchall()}
+
+    def accounts(self) -> list[Account]:
+        with self._conn.cursor() as cur:
+            cur.execute(ACCOUNTS_SQL)
+            return [
+                Account(account, kind, currency, str(player) if player else None)
+                for account, kind, currency, player in cur.fetchall()
+            ]
+
+    def has_stream(self, stream: str) -> bool:
+        with self._conn.cursor() as cur:
+            cur.execute(STREAM_EXISTS_SQL, {"stream": stream})
+            row = cur.fetchone()
+            return bool(row and row[0])
+
+    # --- sealed secrets ------------------------------------------------------------------------
+
+    def secrets_of(self, ids: Sequence[str]) -> set[str]:
+        """Which of these games' and duels' ids have a sealed secret kept."""
+        with self._conn.cursor() as cur:
+            cur.execute(SECRETS_OF_SQL, {"ids": list(ids)})
+            return {row[0] for row in cur.fetchall()}
 
 
 def _game_id(unit: str) -> uuid.UUID | None:
