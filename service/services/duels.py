@@ -140,7 +140,11 @@ class Duels:
             stored = uow.open_command(request)
             if stored is not None:
                 return self._replayed(uow, stored, player_id)
-            player = uow.projections.player(player_id)
+            # The player's row locked before the checks read their limits (migrations/0036).
+            # The seat itself needs no lock: it is appended at the duel's version read below,
+            # so of two joins racing for one seat the second's append fails (the events'
+            # primary key) and the join is tried again on the duel as it now is.
+            player = uow.projections.player_locked(player_id)
             if player is None:
                 raise NotFound("player", player_id)
             real = self.paytable(player.currency)
@@ -215,6 +219,9 @@ class Duels:
             stored = uow.open_command(request)
             if stored is not None:
                 return self._replayed(uow, stored, player_id)
+            # The player's row locked before the checks read their exclusion and limits, as a
+            # deal's (migrations/0036); a seat is one player's, so no one else waits on it.
+            uow.projections.player_locked(player_id)
             state, records = self._read(uow, duel_id)
             seat = self._seat(state, duel_id, player_id)
             opened = state.opened

@@ -46,6 +46,7 @@ from service.services.controls import Controls
 from service.services.safer_gambling import SaferGambling
 from service.services.seed_vault import SeedVault
 from service.services.unit_of_work import UnitOfWork
+from service.storage.game_writes import second_open_game
 from service.storage.projections import HistoryRow
 from service.storage.seeds import DECK, SEED
 
@@ -180,7 +181,9 @@ class Games:
             stored = uow.open_command(request)
             if stored is not None:
                 return self._replayed(uow, stored)
-            player = uow.projections.player(player_id)
+            # The player's row locked first: a deal of theirs racing this one waits here and
+            # then sees its game and its stake (migrations/0036).
+            player = uow.projections.player_locked(player_id)
             if player is None:
                 raise NotFound("player", player_id)
             table = played_for(
@@ -201,14 +204,21 @@ class Games:
             stream = game_stream(game_id)
             meta = event_metadata(request, table.id, table.version, rules.rules_version)
             state = g.fold(events)
-            recorded = uow.game_writes.send(
-                request.credential,
-                stream,
-                [NewEvent.of(e, meta) for e in events],
-                0,
-                _history_of(state),
-                self._snapshot(0, state),
-            ).records()
+            try:
+                recorded = uow.game_writes.send(
+                    request.credential,
+                    stream,
+                    [NewEvent.of(e, meta) for e in events],
+                    0,
+                    _history_of(state),
+                    self._snapshot(0, state),
+                ).records()
+            except ConcurrencyConflict as conflict:
+                if not second_open_game(conflict):
+                    raise
+                uow.conn.rollback()  # the open game's id, read after the refused write
+                taken = uow.projections.open_game(player_id)
+                raise GameInProgress(taken.game_id if taken else "another") from conflict
             self._post_money(uow, stream, 0, str(player_id), str(game_id), events)
             uow.seeds.add(game_id, self._vault.key_id, self._vault.encrypt(secret), kind)
             if certification is not None:  # a known deal: auditors see every one of them

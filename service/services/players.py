@@ -154,7 +154,11 @@ class Players:
                 found = uow.ledger.posted(stored["client_transaction_id"])
                 assert found is not None  # it was posted in the transaction that stored it
                 return found[0]
-            player = self._player(uow, player_id)
+            # The player's row locked before the deposit limits and the stream's head are read:
+            # a transfer racing this one waits, then reads both as it left them (0036).
+            player = uow.projections.player_locked(player_id)
+            if player is None:
+                raise NotFound("player", player_id)
             stream = player_stream(player_id)
             version = uow.events.stream_version(stream)
             cause = (stream, version + 1)

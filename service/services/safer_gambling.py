@@ -4,10 +4,11 @@ operator and enforced in the same transaction as the money they guard
 
 A change is a LimitChanged event on the player's stream (who and when in its metadata); the
 database keeps each limit's state from those events (migrations/0017). A deal, a duel's join, a
-duel seat's deal and a deposit call the checks here after taking the writers' lock, so the usage
-they read cannot move before their own postings commit: N wagers racing against a limit that
-allows k let exactly k through. Certification play (the sandbox currency) is not real money and
-is not limited.
+duel seat's deal and a deposit call the checks here after locking the player's row
+(ProjectionStore.player_locked, migrations/0036), as a change of a limit or an exclusion does,
+so what they read cannot move before their own writes commit: N wagers racing against a limit
+that allows k let exactly k through, with or without the writers' lock. Certification play (the
+sandbox currency) is not real money and is not limited.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ class SaferGambling:
             stored = uow.open_command(request)
             if stored is not None:
                 return self._view(uow, player_id, replayed=True)
-            player = uow.projections.player(player_id)
+            player = uow.projections.player_locked(player_id)  # as a deal, which reads it
             if player is None:
                 raise NotFound("player", player_id)
             now = self._decided_at(uow)
@@ -113,7 +114,7 @@ class SaferGambling:
         if it ends later); a retry under the same Idempotency-Key answers the one in force."""
         with self._uow() as uow:
             stored = uow.open_command(request)
-            player = uow.projections.player(player_id)
+            player = uow.projections.player_locked(player_id)  # as a deal, which reads it
             if player is None:
                 raise NotFound("player", player_id)
             now = self._decided_at(uow)
@@ -197,7 +198,7 @@ class SaferGambling:
         check. Returns the check acknowledged (None if none was due: nothing is recorded)."""
         with self._uow() as uow:
             stored = uow.open_command(request)
-            if uow.projections.player(player_id) is None:
+            if uow.projections.player_locked(player_id) is None:  # as a deal, which reads it
                 raise NotFound("player", player_id)
             if stored is not None or request.session_started is None:
                 return None
@@ -262,7 +263,7 @@ class SaferGambling:
         """Refuse starting play (a deal, a duel's join, a duel seat's deal) to an excluded
         player (Excluded, whatever the money), in a session past its session-time limit
         (LimitExceeded) or whose reality check waits (RealityCheckDue), in the caller's
-        transaction, after its writers' lock. Returns the player's limits, read once."""
+        transaction, after it locked the player's row. Returns the player's limits, read once."""
         now = self.clock()
         rules.check_not_excluded(uow.limits.exclusion(player_id), now)
         limits = uow.limits.limits(player_id)
@@ -280,7 +281,7 @@ class SaferGambling:
     ) -> None:
         """Refuse a stake or entry fee (a deal, a duel's join) that may not start play
         (``check_may_play_in``), or one the player's limits do not allow (LimitExceeded, real
-        money only), in the caller's transaction, after its writers' lock."""
+        money only), in the caller's transaction, after it locked the player's row."""
         limits = self.check_may_play_in(uow, request, player_id)
         if ledger.is_sandbox(currency):
             return
@@ -292,7 +293,8 @@ class SaferGambling:
         self, uow: UnitOfWork, player_id: object, currency: str, amount: int
     ) -> None:
         """Refuse a deposit of an excluded player (Excluded) or one the player's deposit limits
-        do not allow (LimitExceeded), in the caller's transaction, after its writers' lock."""
+        do not allow (LimitExceeded), in the caller's transaction, after it locked the player's
+        row."""
         now = self.clock()
         rules.check_not_excluded(uow.limits.exclusion(player_id), now)
         usage = uow.limits.usage(ledger.player_account(str(player_id), currency).account_id, now)

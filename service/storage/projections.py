@@ -143,6 +143,13 @@ PLAYER_SQL = """
 SELECT player_id, external_ref, currency, created_at FROM players WHERE player_id = %(player_id)s
 """
 
+# The player's row, locked until the transaction ends (migrations/0036 lock_player): taken before
+# the checks that read what the player's other writes add (their open game, limits, exclusion,
+# session-time limit), so of two such transactions the second waits and then reads the first's.
+PLAYER_LOCKED_SQL = """
+SELECT player_id, external_ref, currency, created_at FROM lock_player(%(player_id)s)
+"""
+
 PLAYER_BY_REF_SQL = """
 SELECT player_id, external_ref, currency, created_at FROM players
  WHERE external_ref = %(external_ref)s
@@ -180,6 +187,14 @@ class ProjectionStore:
     def player(self, player_id: uuid.UUID) -> PlayerRow | None:
         with self._conn.cursor() as cur:
             cur.execute(PLAYER_SQL, {"player_id": player_id})
+            row = cur.fetchone()
+            return PlayerRow(*row) if row else None
+
+    def player_locked(self, player_id: uuid.UUID) -> PlayerRow | None:
+        """The player, their row locked for the checks this transaction makes (None: no such
+        player)."""
+        with self._conn.cursor() as cur:
+            cur.execute(PLAYER_LOCKED_SQL, {"player_id": player_id})
             row = cur.fetchone()
             return PlayerRow(*row) if row else None
 

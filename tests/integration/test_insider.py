@@ -53,7 +53,7 @@ from service.services import history_audits as audit
 from service.services.controls import Controls
 from service.services.players import Players
 from service.services.safer_gambling import SaferGambling
-from service.storage.projections import history_json
+from service.storage.projections import PLAYER_SQL, history_json
 from tests.credentials import staff
 from tests.dbtools import ScratchDatabase, bare_database, migrate_through, prepare_scratch
 from tests.integration.conftest import OPERATOR, World, as_player, player_token
@@ -1300,6 +1300,8 @@ def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
         monkeypatch.setattr(SaferGambling, "check_wager_in", lambda *_: None)
         monkeypatch.setattr(SaferGambling, "check_deposit_in", lambda *_: None)
         monkeypatch.setattr(Controls, "check_open_in", lambda *_: None)
+        # It read the player unlocked, under the writers' lock (0036 has lock_player).
+        monkeypatch.setattr("service.storage.projections.PLAYER_LOCKED_SQL", PLAYER_SQL)
         before = build(settings, migrate=False)
         try:
             world = World(before)
