@@ -13,7 +13,7 @@ from psycopg_pool import ConnectionPool
 
 from service.core.clock import system_clock
 from service.runtime import database as db
-from service.runtime.config import Settings
+from service.runtime.config import ConfigError, Settings
 from service.services.access import Access
 from service.services.checkpoints import Anchors, load_keys
 from service.services.compliance import Audits
@@ -26,6 +26,7 @@ from service.services.safer_gambling import SaferGambling
 from service.services.seed_vault import SeedVault, embedded_key
 from service.services.staff_reads import StaffReads
 from service.services.unit_of_work import UnitOfWork
+from service.services.verification import Verification, WithdrawalGate, verify_player
 from service.worker.config import make_celery
 
 
@@ -52,6 +53,12 @@ class Container:
     #: A unit of work as the owner (MIGRATION_DATABASE_URL): staff keys, and the event store's
     #: shape-only append, which the service's login may not call (migrations/0031).
     owner_unit_of_work: Callable[[], UnitOfWork]
+    #: A unit of work as the audit's login (AUDIT_DATABASE_URL), opened on first use: the
+    #: worker's and the CLI's audits, reconciliations and verified points (migrations/0037).
+    #: ConfigError in a process that does not hold it (the web process never does).
+    audit_unit_of_work: Callable[[], UnitOfWork]
+    #: The audit pool, once opened.
+    audit_pools: list[ConnectionPool]
 
     def unit_of_work(self) -> UnitOfWork:
         return UnitOfWork(self.pool)
@@ -62,13 +69,18 @@ class Container:
 
     def close(self) -> None:
         self.pool.close()
-        for owner in self.owner_pools:
+        for owner in [*self.owner_pools, *self.audit_pools]:
             owner.close()
         if self.replica_pool is not None:
             self.replica_pool.close()
 
 
-def build(settings: Settings | None = None, *, migrate: bool = True) -> Container:
+def build(
+    settings: Settings | None = None, *, migrate: bool = True, audit_login: bool = True
+) -> Container:
+    """The services for ``settings``. ``audit_login=False`` (the web process): this process
+    never logs in as the audit, and a withdrawal asks the audit's worker to verify the player
+    (service/services/verification.py)."""
     settings = settings or Settings.from_env()
     urls = db.database_urls(settings)
     if migrate:
@@ -89,6 +101,24 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
         if not owner_pools:
             owner_pools.append(db.owner_pool(urls.migration, settings))
         return UnitOfWork(owner_pools[0])
+
+    # The audit's login, for the processes that hold it, opened only if asked for.
+    audit_pools: list[ConnectionPool] = []
+    audit_url = urls.audit if audit_login else None
+
+    def audit_unit_of_work() -> UnitOfWork:
+        if audit_url is None:
+            raise ConfigError(
+                "this work runs as the audit's login: set AUDIT_DATABASE_URL to a login that is "
+                f"a member of {db.AUDIT_GROUP} (README: Database roles)"
+            )
+        if not audit_pools:
+            role = db.AUDIT_GROUP if settings.db_role else ""
+            audit_pools.append(db.create_pool(audit_url, settings, name="vegas-audit", role=role))
+        return UnitOfWork(audit_pools[0])
+
+    def verify_here(player_id: Any) -> Verification:
+        return verify_player(audit_unit_of_work, player_id, settings.paytables)
 
     # Staff's read-only work reads a streaming replica when one is configured and caught up.
     replica_pool = (
@@ -124,7 +154,17 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
         pool=pool,
         replica_pool=replica_pool,
         vault=vault,
-        players=Players(unit_of_work, dict(settings.paytables), safer),
+        players=Players(
+            unit_of_work,
+            dict(settings.paytables),
+            safer,
+            WithdrawalGate(
+                unit_of_work,
+                send_task,
+                settings.withdrawal_verify_timeout,
+                verify_here if audit_url is not None else None,
+            ),
+        ),
         games=games,
         duels=Duels(
             unit_of_work,
@@ -150,4 +190,6 @@ def build(settings: Settings | None = None, *, migrate: bool = True) -> Containe
         celery=celery,
         owner_pools=owner_pools,
         owner_unit_of_work=owner_unit_of_work,
+        audit_unit_of_work=audit_unit_of_work,
+        audit_pools=audit_pools,
     )

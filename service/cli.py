@@ -17,7 +17,6 @@ import click
 from flask import Flask
 
 from service.bootstrap import Container, build
-from service.core.context import Actor
 from service.errors import InvalidArgument, LogEmpty
 from service.games import STANDALONE, game_named
 from service.rtp import published, simulate
@@ -238,13 +237,14 @@ def audit_run(
 ) -> None:
     scope = _audit_scope(start, end, player_id)
     with _services() as container:
+        # The CLI holds the audit's login (AUDIT_DATABASE_URL): it plans the audit itself.
+        with container.audit_unit_of_work() as uow:
+            audit_id, chunks = audit.start(uow, scope, by)
         if local:
-            with container.unit_of_work() as uow:
-                audit_id, chunks = audit.start(uow, scope, by)
             with click.progressbar(length=sum(map(len, chunks)), label="games checked") as bar:
                 for units in chunks:
                     audit.check_chunk(
-                        container.unit_of_work,
+                        container.audit_unit_of_work,
                         audit_id,
                         units,
                         container.settings.paytables,
@@ -252,7 +252,8 @@ def audit_run(
                     )
                     bar.update(len(units))
         else:
-            audit_id = container.audits.start_audit(scope, Actor(by, "auditor")).audit_id
+            if chunks:
+                container.send_task("vegas.run_audit", str(audit_id), chunks)
             _follow(container.audits, audit_id)
         result = container.audits.audit(audit_id)
     _print_audit(result)

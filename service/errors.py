@@ -253,3 +253,31 @@ class RealityCheckDue(Exception):
             "play on"
         )
         self.check = check
+
+
+class WithdrawalHeld(Exception):
+    """The audit's verification of the player's history since their last verified point found
+    something (a forged or altered game, duel or transaction): the withdrawal waits for an
+    operator; nothing moved and nothing was stored under the request's key, so a retry after
+    the finding is corrected pays. ``hold`` is the significant event naming it."""
+
+    def __init__(self, player_id: object, hold: int, checks: list[str]) -> None:
+        named = ", ".join(sorted(set(checks))) or "the verification"
+        super().__init__(
+            f"player {player_id}'s withdrawal is held: {named} found a fault in their history "
+            f"since their last verified point (significant event {hold})"
+        )
+        self.player_id = player_id
+        self.hold = hold
+        self.checks = checks
+
+
+class VerificationUnavailable(Exception):
+    """The audit's worker did not verify the player's history in time (it is busy or down):
+    the withdrawal is not paid unverified; nothing moved. Retry later."""
+
+
+class WithdrawalUnverified(Exception):
+    """The database refused a withdrawal's transaction: the player is not verified up to their
+    wallet's head (migrations/0037), money having moved on it since the service's verification.
+    The service verifies again; never answered to a client as such."""

@@ -10,7 +10,8 @@ from service.bootstrap import build
 from service.runtime.config import Settings
 from service.services.configuration_log import log_configuration
 
-_container = build(Settings.from_env(), migrate=False)
+# The web process never holds the audit's login (migrations/0037).
+_container = build(Settings.from_env(), migrate=False, audit_login=False)
 with _container.unit_of_work() as _uow:
     log_configuration(_uow, _container.settings, f"web-{os.getpid()}")
 app = create_app(_container)

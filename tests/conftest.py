@@ -45,6 +45,7 @@ def _test_settings(database: ScratchDatabase, data_dir: Path) -> Settings:
         environment="test",
         database_url=database.service_url,
         migration_database_url=database.owner_url,
+        audit_database_url=database.audit_url,
         seed_keys=(Fernet.generate_key().decode(),),
         certification_mode=True,
         pool_max_size=20,

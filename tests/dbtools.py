@@ -69,6 +69,8 @@ class ScratchDatabase:
     owner_url: str
     #: The service's own login.
     service_url: str
+    #: The audit's own login (migrations/0037).
+    audit_url: str
 
 
 def server_admin_url() -> str:
@@ -88,6 +90,7 @@ def bare_database(admin_server_url: str, prefix: str = "vegas_test") -> Iterator
             admin_url=db.with_database(admin_server_url, name),
             owner_url=urls.migration,
             service_url=urls.service,
+            audit_url=urls.audit or "",
         )
     finally:
         with psycopg.connect(admin_server_url, autocommit=True) as conn:

@@ -78,7 +78,8 @@ def _replay_body(replay: Replay) -> dict[str, Any]:
     security=BEARER,
     summary="Audit the whole history, a date range or one player",
     description="Checks every game in scope as the replay does, and (for the whole history "
-    "or a player) the player streams and the ledger, in chunks on the background workers. "
+    "or a player) the player streams and the ledger, in chunks on the background workers, "
+    "which plan it first under the audit's own database login (total is 0 until then). "
     "Follow its progress and findings at the Location. No body (or {}) audits everything.",
 )
 @blp.arguments(NewAuditSchema, required=False)
@@ -86,7 +87,9 @@ def _replay_body(replay: Replay) -> dict[str, Any]:
 @problems(blp, *AUTHENTICATED, *WITH_BODY)
 def start_audit(body: dict[str, Any]) -> Any:
     scope = _scope(body)
-    status = services().audits.start_audit(scope, require_principal().actor)
+    credential = require_principal().credential
+    assert credential is not None  # a staff key: @allow("auditor")
+    status = services().audits.start_audit(scope, credential)
     return status, 202, {"Location": url_for("audits.audit", audit_id=status.audit_id)}
 
 

@@ -34,7 +34,9 @@ from service.errors import (
     RealityCheckDue,
     RuleViolation,
     TimeUp,
+    VerificationUnavailable,
     VersionMismatch,
+    WithdrawalHeld,
 )
 from service.runtime import database as db
 
@@ -131,6 +133,15 @@ _TYPES = (
         409,
         "Concurrent update",
         "Another command changed the game first; reload it and decide again.",
+    ),
+    ProblemType(
+        "withdrawal-held",
+        409,
+        "Withdrawal held",
+        "The audit's verification of the player's history since their last verified point "
+        "found a fault: the withdrawal waits for an operator (hold names the significant "
+        "event, checks what failed). Nothing moved; retrying with the same key after the "
+        "fault is corrected pays.",
     ),
     ProblemType(
         "transaction-id-reused",
@@ -240,6 +251,13 @@ _TYPES = (
         "nothing was applied, and the operator is alerted.",
     ),
     ProblemType(
+        "verification-unavailable",
+        503,
+        "Verification unavailable",
+        "A withdrawal is paid only once the audit has verified the player's history, and the "
+        "audit's workers did not answer in time; nothing moved. Retry later.",
+    ),
+    ProblemType(
         "service-unavailable",
         503,
         "Service unavailable",
@@ -338,6 +356,12 @@ def from_exception(error: Exception) -> Problem:
         if error.code == errors.GAME_OVER:
             return Problem("game-finished", error.detail, rule=error.code)
         return Problem("rule-violation", error.detail, rule=error.code)
+    if isinstance(error, WithdrawalHeld):
+        return Problem(
+            "withdrawal-held", str(error), hold=error.hold, checks=sorted(set(error.checks))
+        )
+    if isinstance(error, VerificationUnavailable):
+        return Problem("verification-unavailable", str(error), headers={"Retry-After": "5"})
     if isinstance(error, InsufficientFunds):
         return Problem(
             "insufficient-funds", f"the balance does not cover {error.amount} minor units"

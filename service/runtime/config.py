@@ -48,6 +48,10 @@ class Settings:
     #: What migrations connect as: the owner of the tables. None: database_url (so an existing
     #: set-up still migrates; in production the service then refuses to start as the owner).
     migration_database_url: str | None = None
+    #: What the audit connects as (the worker's and the CLI's, never the web process's): a login
+    #: role that is a member of vegas_audit and nothing more (migrations/0037). None with
+    #: DATABASE_URL: this process runs no audit; without DATABASE_URL the embedded database's.
+    audit_database_url: str | None = None
     data_dir: Path = PROJECT_ROOT / ".data"
     #: The group role every pooled connection switches to (SET ROLE): it may only read and
     #: append the history tables. Empty to work with the login role's own (inherited) grants.
@@ -85,6 +89,11 @@ class Settings:
     #: (service/services/horizon.py); beat looks every ``horizon_check_every``.
     log_stall_after: float = 30.0
     horizon_check_every: float = 15.0
+    #: How long a withdrawal waits for the audit's verification of the player's history since
+    #: their last verified point (service/services/verification.py) before it is answered 503.
+    withdrawal_verify_timeout: float = 20.0
+    #: How often beat advances players' verified points, so a withdrawal re-verifies little.
+    verify_players_every: float = 30.0
     certification_mode: bool = False
     idle_collect_after: timedelta = timedelta(hours=24)
     #: A player session lapses after this long without a request (GLI-19 s2.5.4: 30 minutes).
@@ -161,6 +170,7 @@ class Settings:
                 environment=environment,
                 database_url=env.get("DATABASE_URL") or None,
                 migration_database_url=env.get("MIGRATION_DATABASE_URL") or None,
+                audit_database_url=env.get("AUDIT_DATABASE_URL") or None,
                 data_dir=Path(env.get("DATA_DIR") or PROJECT_ROOT / ".data"),
                 db_role=env.get("DB_ROLE", "vegas_app"),
                 pool_min_size=int(env.get("DB_POOL_MIN", "1")),
@@ -179,6 +189,8 @@ class Settings:
                 checkpoint_every=float(env.get("CHECKPOINT_EVERY_SECONDS", "60")),
                 log_stall_after=float(env.get("LOG_STALL_AFTER_SECONDS", "30")),
                 horizon_check_every=float(env.get("HORIZON_CHECK_EVERY_SECONDS", "15")),
+                withdrawal_verify_timeout=float(env.get("WITHDRAWAL_VERIFY_TIMEOUT_SECONDS", "20")),
+                verify_players_every=float(env.get("VERIFY_PLAYERS_EVERY_SECONDS", "30")),
                 certification_mode=certification,
                 idle_collect_after=timedelta(
                     seconds=int(env.get("IDLE_COLLECT_AFTER_SECONDS", str(24 * 3600)))

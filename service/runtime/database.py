@@ -1,10 +1,12 @@
 """Where the database comes from (DATABASE_URL, or an embedded PostgreSQL), its migrations, and
 the connection pool the service uses.
 
-Two logins, never one: migrations run as the owner of the tables (MIGRATION_DATABASE_URL), the
-service as its own login role whose only rights come from membership of the group role
+Separate logins, never one: migrations run as the owner of the tables (MIGRATION_DATABASE_URL),
+the service as its own login role whose only rights come from membership of the group role
 ``vegas_app`` (DATABASE_URL), so it cannot take the owner's rights back with one ``RESET ROLE``
-and disable the append-only triggers. The embedded database sets up both itself."""
+and disable the append-only triggers; the audit (the worker's and the CLI's, never the web
+process's) as a member of ``vegas_audit`` (AUDIT_DATABASE_URL), the only login that writes the
+audit's answers (migrations/0037). The embedded database sets up all three itself."""
 
 from __future__ import annotations
 
@@ -35,10 +37,14 @@ MIGRATIONS_DIR = PROJECT_ROOT / "migrations"
 EMBEDDED_DATABASE = "vegas"
 #: The group role migrations grant the service's rights to (migrations/0001 creates it too).
 APP_GROUP = "vegas_app"
-#: The embedded database's two logins: the owner of everything the migrations create, and the
-#: service, a member of APP_GROUP and nothing else.
+#: The group role of the audit's login (migrations/0037 creates it too): it reads everything and
+#: alone writes audits, stored reconciliations and players' verified points.
+AUDIT_GROUP = "vegas_audit"
+#: The embedded database's logins: the owner of everything the migrations create, the service,
+#: a member of APP_GROUP and nothing else, and the auditor, a member of AUDIT_GROUP alone.
 EMBEDDED_OWNER = "vegas_owner"
 EMBEDDED_SERVICE = "vegas_service"
+EMBEDDED_AUDITOR = "vegas_auditor"
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,8 @@ class DatabaseUrls:
     service: str
     #: What migrations connect as: the owner.
     migration: str
+    #: What the audit connects as (the worker's and the CLI's); None: not configured.
+    audit: str | None = None
 
 
 def with_database(url: str, dbname: str) -> str:
@@ -170,20 +178,23 @@ def _create_role(conn: psycopg.Connection[Any], role: str, attributes: sql.SQL) 
         conn.execute(statement)
 
 
-def provision(admin_url: str, dbname: str, *, owner: str, service: str) -> DatabaseUrls:
-    """On a server reached as a superuser: the owner and service login roles (created if
-    missing), ``dbname`` owned by the owner (created if missing, else adopted with everything in
-    it), and the URLs that log in as each."""
+def provision(
+    admin_url: str, dbname: str, *, owner: str, service: str, auditor: str = EMBEDDED_AUDITOR
+) -> DatabaseUrls:
+    """On a server reached as a superuser: the owner, service and auditor login roles (created
+    if missing), ``dbname`` owned by the owner (created if missing, else adopted with everything
+    in it), and the URLs that log in as each."""
     database_admin_url = with_database(admin_url, dbname)
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(PROVISION_LOCK_SQL)
-        _create_role(conn, APP_GROUP, GROUP_ATTRIBUTES)
         _create_role(conn, owner, OWNER_ATTRIBUTES)
-        _create_role(conn, service, SERVICE_ATTRIBUTES)
-        if not conn.execute(IS_MEMBER_SQL, {"role": APP_GROUP, "member": service}).fetchone():
-            conn.execute(
-                sql.SQL("GRANT {} TO {}").format(sql.Identifier(APP_GROUP), sql.Identifier(service))
-            )
+        for group, login in ((APP_GROUP, service), (AUDIT_GROUP, auditor)):
+            _create_role(conn, group, GROUP_ATTRIBUTES)
+            _create_role(conn, login, SERVICE_ATTRIBUTES)
+            if not conn.execute(IS_MEMBER_SQL, {"role": group, "member": login}).fetchone():
+                conn.execute(
+                    sql.SQL("GRANT {} TO {}").format(sql.Identifier(group), sql.Identifier(login))
+                )
         found = conn.execute(DATABASE_OWNER_SQL, {"dbname": dbname}).fetchone()
         if found is None:
             conn.execute(
@@ -201,6 +212,7 @@ def provision(admin_url: str, dbname: str, *, owner: str, service: str) -> Datab
     return DatabaseUrls(
         service=with_user(database_admin_url, service),
         migration=with_user(database_admin_url, owner),
+        audit=with_user(database_admin_url, auditor),
     )
 
 
@@ -229,6 +241,7 @@ def database_urls(settings: Settings) -> DatabaseUrls:
         return DatabaseUrls(
             service=settings.database_url,
             migration=settings.migration_database_url or settings.database_url,
+            audit=settings.audit_database_url,
         )
     admin = embedded_server_url(settings.data_dir)
     return provision(admin, EMBEDDED_DATABASE, owner=EMBEDDED_OWNER, service=EMBEDDED_SERVICE)
@@ -439,13 +452,19 @@ def owner_pool(url: str, settings: Settings) -> ConnectionPool:
 
 
 def create_pool(
-    url: str, settings: Settings, *, name: str = "vegas", wait: bool = True
+    url: str,
+    settings: Settings,
+    *,
+    name: str = "vegas",
+    wait: bool = True,
+    role: str | None = None,
 ) -> ConnectionPool:
-    """An open psycopg pool whose sessions run as the service's restricted role; ConfigError in
-    production if the login could rewrite history (check_login). ``wait=False``: the pool opens
-    without waiting for its first connection, and a request waits for one at most a second (a
-    replica the service can do without: a read passes it over for the primary at once)."""
-    role = settings.db_role
+    """An open psycopg pool whose sessions run as the service's restricted role (or ``role``:
+    the auditor's group); ConfigError in production if the login could rewrite history
+    (check_login). ``wait=False``: the pool opens without waiting for its first connection, and a
+    request waits for one at most a second (a replica the service can do without: a read passes
+    it over for the primary at once)."""
+    role = settings.db_role if role is None else role
 
     def configure(conn: psycopg.Connection[Any]) -> None:
         set_json_loads(json_text.loads, conn)  # stored JSON read by orjson, as json.loads reads it

@@ -66,12 +66,12 @@ class Audits:
             records, postings, self._paytables, to_version=to_version, masked=masked
         )
 
-    def start_audit(self, scope: audit.Scope, requested_by: Actor) -> audit.AuditStatus:
-        """Record an audit of ``scope`` and queue its chunks for the workers."""
+    def start_audit(self, scope: audit.Scope, credential: str) -> audit.AuditStatus:
+        """Ask for an audit of ``scope`` as the auditor whose key is ``credential``, and queue
+        its planning for the audit's workers (who alone write its plan, units and findings)."""
         with self._uow() as uow:
-            audit_id, chunks = audit.start(uow, scope, requested_by.id)
-        if chunks:
-            self._send_task("vegas.run_audit", str(audit_id), chunks)
+            audit_id = audit.request(uow, scope, credential)
+        self._send_task("vegas.plan_audit", str(audit_id))
         # Read back where it was written: a replica would only be waited for.
         return _status(self._uow, audit_id)
 

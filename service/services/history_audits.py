@@ -155,6 +155,34 @@ def start(uow: UnitOfWork, scope: Scope, requested_by: str) -> tuple[uuid.UUID, 
     return audit_id, _chunks(units)
 
 
+def request(uow: UnitOfWork, scope: Scope, credential: str) -> uuid.UUID:
+    """Ask for an audit of ``scope`` as the auditor whose key is ``credential`` (the service's
+    part, committed): the audit's worker plans it (plan_requested), since only the audit's
+    login writes an audit's plan, units and findings (migrations/0037)."""
+    audit_id = uuid.uuid4()
+    AuditReads(uow.conn).request(credential, audit_id, scope.as_json())
+    uow.commit()
+    return audit_id
+
+
+def plan_requested(uow: UnitOfWork, audit_id: uuid.UUID) -> list[list[str]]:
+    """Plan an asked-for audit as the audit's login (committed): its units in chunks, to check;
+    none if it was planned already (a second delivery of its planning)."""
+    reads = AuditReads(uow.conn)
+    scope = reads.unplanned(audit_id)
+    if scope is None:
+        return []
+    units = plan(uow, Scope.from_json(scope))
+    reads.planned(audit_id, units)
+    uow.commit()
+    return _chunks(units)
+
+
+def unplanned_stalled(uow: UnitOfWork, quiet: timedelta | None = None) -> list[uuid.UUID]:
+    """Asked-for audits whose planning was lost (a worker crashed with it): to plan again."""
+    return AuditReads(uow.conn).unplanned_stalled(STALLED_AFTER if quiet is None else quiet)
+
+
 def _chunks(units: Sequence[str]) -> list[list[str]]:
     return [list(units[i : i + CHUNK]) for i in range(0, len(units), CHUNK)]
 

@@ -17,9 +17,16 @@ from service.core import ledger
 from service.core.context import RequestContext, event_metadata
 from service.core.paytable import Paytable, paytable_for
 from service.core.streams import player_stream
-from service.errors import NotFound, PlayerConflict, RuleViolation
+from service.errors import (
+    NotFound,
+    PlayerConflict,
+    RuleViolation,
+    VerificationUnavailable,
+    WithdrawalUnverified,
+)
 from service.services.safer_gambling import SaferGambling
 from service.services.unit_of_work import UnitOfWork
+from service.services.verification import WithdrawalGate
 from service.storage.ledger import Posted as Posted
 from service.storage.ledger import StatementLine
 from service.storage.projections import PlayerRow
@@ -27,6 +34,9 @@ from service.storage.projections import Preferences as Preferences
 
 #: Largest single deposit or withdrawal, in minor units (sanity bound, not a business limit).
 MAX_TRANSFER = 10**12
+#: How many times a withdrawal verifies the player's history again when their wallet moved
+#: between the verification and the withdrawal (their game collected meanwhile, say).
+VERIFY_ATTEMPTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +81,10 @@ class Players:
         unit_of_work: Callable[[], UnitOfWork],
         paytables: dict[str, Paytable],
         safer: SaferGambling,
+        gate: WithdrawalGate,
     ) -> None:
         self._safer = safer
+        self._gate = gate
         self._uow = unit_of_work
         self._paytables = paytables
 
@@ -134,8 +146,28 @@ class Players:
     def withdraw(
         self, request: RequestContext, player_id: uuid.UUID, amount: int, transaction_id: str
     ) -> Posted:
-        """Refused with InsufficientFunds if the balance does not cover it; nothing moves."""
-        return self._transfer(request, player_id, amount, transaction_id, deposit=False)
+        """Refused with InsufficientFunds if the balance does not cover it, held with
+        WithdrawalHeld if the audit's verification of the player's history since their last
+        verified point finds something (service/services/verification.py); nothing moves.
+        Verification runs first, outside any transaction; if money moves on the wallet before
+        the withdrawal's own transaction, the database refuses it (migrations/0037) and the
+        history is verified again."""
+        player = self.player(player_id)
+        wallet = ledger.player_account(str(player_id), player.currency).account_id
+        for _ in range(VERIFY_ATTEMPTS - 1):
+            self._gate.ensure_verified(player_id, wallet)
+            try:
+                return self._transfer(request, player_id, amount, transaction_id, deposit=False)
+            except WithdrawalUnverified:
+                continue
+        self._gate.ensure_verified(player_id, wallet)
+        try:
+            return self._transfer(request, player_id, amount, transaction_id, deposit=False)
+        except WithdrawalUnverified as exc:
+            raise VerificationUnavailable(
+                f"player {player_id}'s wallet kept moving while their history was verified; "
+                "nothing moved, retry"
+            ) from exc
 
     def _transfer(
         self,

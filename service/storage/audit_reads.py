@@ -96,9 +96,30 @@ SECRETS_OF_SQL = "SELECT game_id::text FROM game_seeds WHERE game_id = ANY(%(ids
 # lock and ends with its chunk, whose task has a time limit of its own.
 NO_IDLE_LIMIT_SQL = "SELECT set_config('idle_in_transaction_session_timeout', '0', true)"
 
+# An audit made and planned at once, by the audit's own login (the CLI's, a test's).
 NEW_AUDIT_SQL = """
-INSERT INTO audits (audit_id, scope, requested_by, status, total)
-VALUES (%(audit_id)s, %(scope)s, %(requested_by)s, 'running', %(total)s)
+INSERT INTO audits (audit_id, scope, requested_by, status, total, planned_at)
+VALUES (%(audit_id)s, %(scope)s, %(requested_by)s, 'running', %(total)s, statement_timestamp())
+"""
+# An audit asked for by the service, with an auditor's key as presented: its row, unplanned
+# (migrations/0037: the service's login writes nothing else of an audit).
+REQUEST_SQL = "SELECT request_audit(%(credential)s, %(audit_id)s, %(scope)s)"
+# An asked-for audit not yet planned (locked: two deliveries of its planning plan it once).
+UNPLANNED_SQL = """
+SELECT scope FROM audits
+ WHERE audit_id = %(audit_id)s AND planned_at IS NULL AND status = 'running'
+   FOR UPDATE
+"""
+# Its plan made: how many units, and when.
+PLANNED_SQL = """
+UPDATE audits SET total = %(total)s, planned_at = statement_timestamp()
+ WHERE audit_id = %(audit_id)s
+"""
+# Asked-for audits still unplanned after a while (their planning task was lost).
+UNPLANNED_STALLED_SQL = """
+SELECT audit_id FROM audits
+ WHERE status = 'running' AND planned_at IS NULL
+   AND created_at < statement_timestamp() - %(quiet)s
 """
 # The units an audit planned.
 PLAN_SQL = """
@@ -125,7 +146,7 @@ SELECT a.audit_id, a.resent, array_agg(p.unit ORDER BY p.unit)
 # may have died before finishing it).
 FINISH_CHECKED_SQL = """
 UPDATE audits a SET status = 'done', finished_at = statement_timestamp()
- WHERE a.status = 'running'
+ WHERE a.status = 'running' AND a.planned_at IS NOT NULL
    AND (SELECT count(*) FROM audit_units u WHERE u.audit_id = a.audit_id) >= a.total
 """
 
@@ -141,7 +162,7 @@ UPDATE audits SET status = 'failed', failure = %(failure)s, finished_at = statem
 # Finish the audit once every unit is checked (whichever chunk gets there last).
 FINISH_SQL = """
 UPDATE audits SET status = 'done', finished_at = statement_timestamp()
- WHERE audit_id = %(audit_id)s AND status = 'running'
+ WHERE audit_id = %(audit_id)s AND status = 'running' AND planned_at IS NOT NULL
    AND (SELECT count(*) FROM audit_units WHERE audit_id = %(audit_id)s) >= total
 """
 AUDIT_SQL = """
@@ -282,6 +303,28 @@ class AuditReads:
             cur.execute(PLAN_SQL, {"audit_id": audit_id, "units": units})
             if not units:
                 cur.execute(FINISH_SQL, {"audit_id": audit_id})
+
+    def request(self, credential: str, audit_id: uuid.UUID, scope: dict[str, Any]) -> None:
+        """The service's part: ask for an audit as an auditor (refused for anyone else)."""
+        self._conn.execute(
+            REQUEST_SQL, {"credential": credential, "audit_id": audit_id, "scope": Jsonb(scope)}
+        )
+
+    def unplanned(self, audit_id: uuid.UUID) -> dict[str, Any] | None:
+        """The scope of an asked-for audit still to plan (locked until the transaction ends)."""
+        row = self._conn.execute(UNPLANNED_SQL, {"audit_id": audit_id}).fetchone()
+        return None if row is None else dict(row[0])
+
+    def planned(self, audit_id: uuid.UUID, units: list[str]) -> None:
+        """Its plan (finished at once when it plans nothing)."""
+        with self._conn.cursor() as cur:
+            cur.execute(PLANNED_SQL, {"audit_id": audit_id, "total": len(units)})
+            cur.execute(PLAN_SQL, {"audit_id": audit_id, "units": units})
+            if not units:
+                cur.execute(FINISH_SQL, {"audit_id": audit_id})
+
+    def unplanned_stalled(self, quiet: timedelta) -> list[uuid.UUID]:
+        return [row[0] for row in self._conn.execute(UNPLANNED_STALLED_SQL, {"quiet": quiet})]
 
     def finish(self, audit_id: uuid.UUID) -> None:
         self._conn.execute(FINISH_SQL, {"audit_id": audit_id})

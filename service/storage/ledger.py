@@ -17,7 +17,7 @@ from service.core.ledger import (
     TransactionIdReused,
     opened_on_use,
 )
-from service.errors import IntegrityBreach
+from service.errors import IntegrityBreach, WithdrawalUnverified
 
 # Open accounts (and their zero balances) that do not exist yet (migrations/0016: the service
 # writes the ledger only through these functions).
@@ -50,6 +50,8 @@ SELECT posting_id, account_id, amount, balance_before, balance_after, created_at
 #: What post_transaction raises for a balance its postings do not explain (the bare class of
 #: integrity_constraint_violation; a CHECK or a unique key raise a subclass).
 DRIFTED = "23000"
+#: The hint of the withdrawal gate's refusal (migrations/0037 refuse_unverified_withdrawal).
+UNVERIFIED = "unverified"
 
 # One account's balance.
 BALANCE_SQL = "SELECT balance FROM account_balances WHERE account_id = %(account_id)s"
@@ -196,6 +198,10 @@ class LedgerStore:
             except psycopg.errors.IntegrityConstraintViolation as exc:
                 if exc.sqlstate == DRIFTED:
                     raise IntegrityBreach(str(exc.diag.message_primary)) from exc
+                raise
+            except psycopg.errors.CheckViolation as exc:
+                if exc.diag.message_hint == UNVERIFIED:
+                    raise WithdrawalUnverified(str(exc.diag.message_primary)) from exc
                 raise
             postings = tuple(Posting(*r) for r in cur.fetchall())
         if len(postings) != len(entry.postings):

@@ -14,6 +14,7 @@ from psycopg.types.json import Jsonb
 INSERT_SQL = """
 INSERT INTO significant_events (kind, actor, game_id, player_id, amount, currency, details)
 VALUES (%(kind)s, %(actor)s, %(game_id)s, %(player_id)s, %(amount)s, %(currency)s, %(details)s)
+RETURNING id
 """
 
 # Newest first, a page after a cursor (an id).
@@ -68,7 +69,8 @@ class SignificantStore:
         player_id: uuid.UUID | None = None,
         amount: int | None = None,
         currency: str | None = None,
-    ) -> None:
+    ) -> int:
+        """Log it; its id."""
         with self._conn.cursor() as cur:
             cur.execute(
                 INSERT_SQL,
@@ -82,6 +84,9 @@ class SignificantStore:
                     "details": Jsonb(details),
                 },
             )
+            row = cur.fetchone()
+            assert row is not None
+            return int(row[0])
 
     def page(
         self, *, kind: str | None = None, before: int | None = None, limit: int = 50

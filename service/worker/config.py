@@ -103,6 +103,10 @@ def make_celery(settings: Settings) -> Celery:
                 "task": "vegas.resume_audits",
                 "schedule": timedelta(seconds=60),
             },
+            "verify-players": {
+                "task": "vegas.verify_players",
+                "schedule": timedelta(seconds=settings.verify_players_every),
+            },
             "watch-advantage-play": {
                 "task": "vegas.watch_advantage_play",
                 "schedule": timedelta(seconds=settings.advantage_watch_every),

@@ -25,6 +25,7 @@ from service.services import finance_books as finance
 from service.services import history_audits as audit
 from service.services.configuration_log import log_configuration
 from service.services.horizon import HorizonWatch
+from service.services.verification import verify_behind, verify_player
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +80,20 @@ def reconcile_day(day: str | None = None) -> dict[str, Any]:
     """Store a day's reconciliation (beat: nightly, for yesterday). Re-running replaces it with
     the same result."""
     chosen = date.fromisoformat(day) if day else datetime.now(UTC).date() - timedelta(days=1)
-    with services().unit_of_work() as uow:
+    # A stored reconciliation is the audit's answer: its login alone stores one (0037).
+    with services().audit_unit_of_work() as uow:
         return finance.store_reconciliation(uow, chosen)
+
+
+@shared_task(name="vegas.plan_audit")
+def plan_audit(audit_id: str) -> int:
+    """Plan an audit asked for over HTTP, as the audit's login, and fan its chunks out."""
+    c = services()
+    with c.audit_unit_of_work() as uow:
+        chunks = audit.plan_requested(uow, uuid.UUID(audit_id))
+    for units in chunks:
+        c.send_task("vegas.audit_chunk", audit_id, units)
+    return len(chunks)
 
 
 @shared_task(name="vegas.run_audit")
@@ -96,20 +109,41 @@ def resume_audits() -> int:
     """Send again the chunks of audits that stalled (a worker crashed with them); give up on
     an audit that keeps losing work, with the reason (beat: every minute)."""
     c = services()
-    with c.unit_of_work() as uow:
+    with c.audit_unit_of_work() as uow:
         stalled = audit.resume(uow)
+    with c.audit_unit_of_work() as uow:
+        unplanned = audit.unplanned_stalled(uow)
     for audit_id, chunks in stalled:
         for units in chunks:
             c.send_task("vegas.audit_chunk", str(audit_id), units)
-    return len(stalled)
+    for audit_id in unplanned:
+        c.send_task("vegas.plan_audit", str(audit_id))
+    return len(stalled) + len(unplanned)
 
 
 @shared_task(name="vegas.audit_chunk")
 def audit_chunk(audit_id: str, units: list[str]) -> int:
     c = services()
     return audit.check_chunk(
-        c.unit_of_work, uuid.UUID(audit_id), units, c.settings.paytables, c.anchors.findings
+        c.audit_unit_of_work, uuid.UUID(audit_id), units, c.settings.paytables, c.anchors.findings
     )
+
+
+@shared_task(name="vegas.verify_player")
+def verify_player_history(player_id: str) -> dict[str, Any]:
+    """Verify a player's history since their verified point, for a waiting withdrawal
+    (service/services/verification.py): the point moved, or a hold recorded."""
+    c = services()
+    done = verify_player(c.audit_unit_of_work, uuid.UUID(player_id), c.settings.paytables)
+    return {"through": done.through, "hold": done.hold, "findings": len(done.findings)}
+
+
+@shared_task(name="vegas.verify_players")
+def verify_players() -> int:
+    """Advance the verified points of players whose wallets moved (beat), so a withdrawal
+    re-verifies little; how many were verified."""
+    c = services()
+    return len(verify_behind(c.audit_unit_of_work, c.settings.paytables))
 
 
 @shared_task(name="vegas.checkpoint_log")

@@ -265,7 +265,7 @@ def _audit(container: Container, worker: Worker) -> AuditRun:
         container.send_task("vegas.audit_chunk", str(uuid.uuid4()), []) for _ in range(2)
     ]:
         result.get(timeout=120)
-    with container.unit_of_work() as uow:
+    with container.audit_unit_of_work() as uow:
         audit_id, chunks = audit.start(uow, audit.Scope("all"), "bench")
     units = [unit for chunk in chunks for unit in chunk]
     started = time.perf_counter()

@@ -244,6 +244,8 @@ class Deployment:
     database_url: str
     #: The streaming replica, for staff's reads (REPLICA_DATABASE_URL).
     replica_url: str
+    #: The audit's own login (AUDIT_DATABASE_URL): the worker's, never the web process's.
+    audit_url: str
     broker_url: str
     seed_key: str
     signing_key_file: Path
@@ -254,6 +256,7 @@ class Deployment:
             "APP_ENV": "production",
             "DATABASE_URL": self.database_url,
             "REPLICA_DATABASE_URL": self.replica_url,
+            "AUDIT_DATABASE_URL": self.audit_url,
             "CELERY_BROKER_URL": self.broker_url,
             "SEED_ENCRYPTION_KEYS": self.seed_key,
             "ANCHOR_SIGNING_KEY_FILE": str(self.signing_key_file),
@@ -471,6 +474,7 @@ class Cluster:
         deployment = Deployment(
             database_url=urls.service,
             replica_url=with_user(replica.admin_url(DATABASE), SERVICE),
+            audit_url=urls.audit or "",
             broker_url=f"redis://{broker.address}:{REDIS_PORT}/0",
             seed_key=Fernet.generate_key().decode(),
             signing_key_file=signing_key,

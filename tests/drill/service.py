@@ -36,6 +36,7 @@ SHELLS = ("sh", "bash", "dash")
 #: Settings of the caller's own that would point the drill's service elsewhere.
 FOREIGN = (
     "DATABASE_URL",
+    "AUDIT_DATABASE_URL",
     "CELERY_BROKER_URL",
     "CELERY_RESULT_BACKEND",
     "CELERY_QUEUE",

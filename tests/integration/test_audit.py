@@ -24,7 +24,7 @@ from tests.integration.conftest import OPERATOR, World, as_player
 
 
 def _run(container: Container, scope: audit.Scope) -> audit.AuditStatus:
-    with container.unit_of_work() as uow:
+    with container.audit_unit_of_work() as uow:
         audit_id, chunks = audit.start(uow, scope, "test-auditor")
     return _check(container, audit_id, chunks)
 
@@ -38,13 +38,13 @@ def _check(
     """Check every chunk of a started audit here, as the workers would; how it stands then."""
     for units in chunks:
         audit.check_chunk(
-            container.unit_of_work,
+            container.audit_unit_of_work,
             audit_id,
             units,
             container.settings.paytables,
             log_check or container.anchors.findings,
         )
-    with container.unit_of_work() as uow:
+    with container.audit_unit_of_work() as uow:
         found = audit.status(uow, audit_id)
     assert found is not None
     return found
@@ -155,7 +155,7 @@ def test_a_stake_committed_between_the_ledger_unit_s_reads_is_no_finding(
     world = World(fresh_container)
     _history(world)
     player = world.player(balance=5_000)
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.audit_unit_of_work() as uow:
         audit_id, chunks = audit.start(uow, audit.Scope("all"), "test-auditor")
     read_postings = AuditReads.all_postings
     dealt: list[str] = []
@@ -185,7 +185,7 @@ def test_a_deposit_committed_between_a_chunk_s_reads_is_no_finding(
     world = World(fresh_container)
     history = _history(world)
     player = history["a"].player_id
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.audit_unit_of_work() as uow:
         audit_id, chunks = audit.start(uow, audit.Scope("all"), "test-auditor")
     read_postings = AuditReads.postings_of
     deposited: list[int] = []
@@ -210,7 +210,7 @@ def test_the_log_unit_reads_its_snapshot_while_an_append_is_in_flight(
     taken held it until the statement timed out. The snapshot's own head is used instead."""
     _history(World(fresh_container))
     fresh_container.anchors.checkpoint("test")
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.audit_unit_of_work() as uow:
         audit_id, _ = audit.start(uow, audit.Scope("all"), "test-auditor")
     with psycopg.connect(fresh_database.admin_url) as in_flight:
         in_flight.execute("SELECT pg_current_xact_id()")  # an id, as append_events takes first
@@ -240,7 +240,7 @@ def test_a_chunk_s_snapshot_may_idle_while_the_worker_verifies(
         return impatient.anchors.findings(uow)
 
     try:
-        with impatient.unit_of_work() as uow:
+        with impatient.audit_unit_of_work() as uow:
             audit_id, chunks = audit.start(uow, audit.Scope("all"), "test-auditor")
         result = _check(impatient, audit_id, chunks, slow_log_check)
     finally:
@@ -263,18 +263,18 @@ def test_an_audit_of_one_player_or_a_date_range(fresh_container: Container) -> N
 
 def test_running_a_chunk_twice_records_it_once(fresh_container: Container) -> None:
     _history(World(fresh_container))
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.audit_unit_of_work() as uow:
         audit_id, chunks = audit.start(uow, audit.Scope("all"), "test")
     paytables = fresh_container.settings.paytables
     log_check = fresh_container.anchors.findings
     first = audit.check_chunk(
-        fresh_container.unit_of_work, audit_id, chunks[0], paytables, log_check
+        fresh_container.audit_unit_of_work, audit_id, chunks[0], paytables, log_check
     )
     again = audit.check_chunk(
-        fresh_container.unit_of_work, audit_id, chunks[0], paytables, log_check
+        fresh_container.audit_unit_of_work, audit_id, chunks[0], paytables, log_check
     )
     assert (first, again) == (8, 0)
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.audit_unit_of_work() as uow:
         found = audit.status(uow, audit_id)
     assert found is not None
     assert (found.checked, found.status) == (8, "done")
@@ -285,20 +285,20 @@ def test_an_audit_whose_chunk_was_lost_is_resumed_and_finishes(container: Contai
     player = world.player(balance=5_000)
     world.easy_game(player)
     scope = audit.Scope("player", player_id=player.player_id)
-    with container.unit_of_work() as uow:
+    with container.audit_unit_of_work() as uow:
         audit_id, chunks = audit.start(uow, scope, "test-auditor")
     (units,) = chunks  # a game, the player's stream, the ledger: one chunk
     # The chunk is lost (its worker was killed): nothing was checked. The sweeper, once the
     # audit has been quiet long enough, sends exactly the unchecked units again.
-    with container.unit_of_work() as uow:
+    with container.audit_unit_of_work() as uow:
         assert audit.resume(uow, quiet=timedelta(hours=1)) == []  # not quiet for long yet
-    with container.unit_of_work() as uow:
+    with container.audit_unit_of_work() as uow:
         resumed = dict(audit.resume(uow, quiet=timedelta(0)))
     assert resumed[audit_id] == [sorted(units)]
     audit.check_chunk(
-        container.unit_of_work, audit_id, resumed[audit_id][0], {}, container.anchors.findings
+        container.audit_unit_of_work, audit_id, resumed[audit_id][0], {}, container.anchors.findings
     )
-    with container.unit_of_work() as uow:
+    with container.audit_unit_of_work() as uow:
         found = audit.status(uow, audit_id)
     assert found is not None
     assert (found.status, found.checked, found.total) == ("done", len(units), len(units))
@@ -309,12 +309,12 @@ def test_an_audit_that_keeps_losing_work_fails_with_its_reason(container: Contai
     player = world.player(balance=5_000)
     world.easy_game(player)
     scope = audit.Scope("player", player_id=player.player_id)
-    with container.unit_of_work() as uow:
+    with container.audit_unit_of_work() as uow:
         audit_id, _ = audit.start(uow, scope, "test-auditor")
     for _ in range(3):  # re-sent three times, lost every time
-        with container.unit_of_work() as uow:
+        with container.audit_unit_of_work() as uow:
             assert audit_id in dict(audit.resume(uow, quiet=timedelta(0)))
-    with container.unit_of_work() as uow:
+    with container.audit_unit_of_work() as uow:
         assert audit_id not in dict(audit.resume(uow, quiet=timedelta(0)))
         found = audit.status(uow, audit_id)
     assert found is not None

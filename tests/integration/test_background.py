@@ -15,6 +15,7 @@ from service.core import game_decider as g
 from service.core.context import Actor
 from service.runtime.config import Settings
 from service.services import history_audits as audit
+from tests.credentials import staff
 from tests.integration.conftest import World, as_player
 from tests.workers import celery_processes, logs, wait_for
 
@@ -39,13 +40,20 @@ def _won_two_cards(world: World) -> tuple[Any, uuid.UUID]:
     return player, game_id
 
 
+def _auditor_key(container: Container) -> str:
+    """A live auditor's key as presented: the service only asks for an audit (0037)."""
+    credential = staff(container, "auditor").credential
+    assert credential is not None
+    return credential
+
+
 def test_a_worker_runs_an_audit_to_the_end(container: Container, worker: Settings) -> None:
     world = World(container)
     player, game_id = _won_two_cards(world)
     container.games.collect(as_player(player.player_id), game_id)
 
     started = container.audits.start_audit(
-        audit.Scope("player", player_id=player.player_id), AUDITOR
+        audit.Scope("player", player_id=player.player_id), _auditor_key(container)
     )
     assert started.status == "running"
     result = _finished(container, started.audit_id)
@@ -69,7 +77,9 @@ def test_a_worker_audit_names_an_event_edited_behind_the_service(
             (stream,),
         )
     with celery_processes(fresh_container.settings):
-        started = fresh_container.audits.start_audit(audit.Scope("all"), AUDITOR)
+        started = fresh_container.audits.start_audit(
+            audit.Scope("all"), _auditor_key(fresh_container)
+        )
         result = _finished(fresh_container, started.audit_id)
     assert result.checked == result.total
     assert {f.game_id for f in result.findings} == {game_id}
@@ -82,7 +92,7 @@ def test_a_chunk_delivered_twice_is_recorded_once(
     world = World(container)
     player, _ = _won_two_cards(world)
     scope = audit.Scope("player", player_id=player.player_id)
-    with container.unit_of_work() as uow:
+    with container.audit_unit_of_work() as uow:
         audit_id, chunks = audit.start(uow, scope, AUDITOR.id)
     (units,) = chunks
     for _ in range(2):  # at-least-once delivery: the same chunk twice

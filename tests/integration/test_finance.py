@@ -331,7 +331,7 @@ def test_reconciliation_lists_a_tampered_transaction_by_game(
 
 def test_a_stored_reconciliation_is_read_back(fresh_container: Container) -> None:
     _scenario(World(fresh_container))
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.audit_unit_of_work() as uow:
         stored = finance.store_reconciliation(uow, _today())
     with fresh_container.unit_of_work() as uow:
         found = finance.stored_reconciliation(uow, _today())

@@ -54,11 +54,11 @@ def test_a_loaded_history_passes_every_check_of_the_service(
 
     # The whole-history audit: every game and duel replayed and verified, every player stream,
     # the ledger, and the log against its signed checkpoints (causes, read models, back-dating).
-    with container.unit_of_work() as uow:
+    with container.audit_unit_of_work() as uow:
         audit_id, chunks = audit.start(uow, audit.Scope("all"), "test")
     for units in chunks:
         audit.check_chunk(
-            container.unit_of_work,
+            container.audit_unit_of_work,
             audit_id,
             units,
             container.settings.paytables,

@@ -1131,7 +1131,7 @@ def test_a_stored_reconciliation_cannot_be_replaced_from_the_future(
     fresh_container: Container, insider: Conn, fresh_admin_conn: Conn
 ) -> None:
     day = datetime.now(UTC).date()
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.audit_unit_of_work() as uow:
         finance.store_reconciliation(uow, day)
     forged = {"date": day.isoformat(), "currencies": {}, "mismatches": [], "reconciled": True}
     _refused(
@@ -1139,10 +1139,12 @@ def test_a_stored_reconciliation_cannot_be_replaced_from_the_future(
         "INSERT INTO reconciliations (day, computed_at, result) VALUES (%s, %s, %s)",
         (day, datetime.now(UTC) + timedelta(days=1), Jsonb(forged)),
     )
-    stamped = insider.execute(
-        "SELECT store_reconciliation(%s, %s), statement_timestamp()", (day, Jsonb(forged))
-    ).fetchone()
-    insider.rollback()
+    # A stored reconciliation is the audit's answer: the audited may not store one (0037).
+    _refused(insider, "SELECT store_reconciliation(%s, %s)", (day, Jsonb(forged)))
+    with fresh_container.audit_unit_of_work() as uow:
+        stamped = uow.conn.execute(
+            "SELECT store_reconciliation(%s, %s), statement_timestamp()", (day, Jsonb(forged))
+        ).fetchone()
     assert stamped is not None
     assert stamped[0] == stamped[1]  # the server's time, not the caller's
 
