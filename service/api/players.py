@@ -144,7 +144,16 @@ def _transfer_route(kind: str) -> None:
         parameters=[IDEMPOTENCY_KEY_HEADER],
         summary=f"Cashier: {'pay money in' if kind == 'deposits' else 'pay money out'}",
         description="Applied exactly once per transaction_id: the same id and amount again "
-        "returns the first result; the same id with anything else is refused (409).",
+        "returns the first result; the same id with anything else is refused (409)."
+        + (
+            ""
+            if kind == "deposits"
+            else " Paid only once the audit has verified the player's history since their last "
+            "verified point (every game, duel and transaction behind their wallet): what it finds "
+            "holds the withdrawal (409 withdrawal-held, naming the hold; nothing moves and "
+            "nothing is kept under the Idempotency-Key, so a retry after correction pays); no "
+            "answer from the audit's workers in time is 503 verification-unavailable."
+        ),
     )
     @blp.arguments(TransferSchema)
     @blp.response(201, LedgerTransactionSchema)

@@ -198,7 +198,7 @@ class WithdrawalGate:
         pause = 0.01
         while True:
             time.sleep(pause)
-            pause = min(pause * 2, 0.2)
+            pause = min(pause * 2, 0.05)
             with self._uow() as uow:
                 store = VerificationStore(uow.conn)
                 held = store.hold_after(player_id, mark)

@@ -6,7 +6,7 @@ import platform
 import sys
 import time
 
-from tests.benchmarks import audit, duels, growth, hot_path, http, rules, store
+from tests.benchmarks import audit, duels, growth, hot_path, http, rules, store, withdrawal
 
 SUITES = {
     "rules": rules.run,
@@ -16,6 +16,7 @@ SUITES = {
     "audit": audit.run,
     "duels": duels.run,
     "growth": growth.run,
+    "withdrawal": withdrawal.run,
 }
 
 

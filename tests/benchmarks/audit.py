@@ -55,7 +55,7 @@ from service.services import history_audits as audit
 from service.services.games import Games
 from service.storage.projections import history_row
 from tests.credentials import OPERATOR, as_player
-from tests.dbtools import as_owner, scratch_database, server_admin_url
+from tests.dbtools import server_admin_url, split_database
 
 GAMES = int(os.environ.get("BENCH_AUDIT_GAMES", "10000"))
 PLAYERS = 200
@@ -300,14 +300,16 @@ def run() -> Iterator[str]:
     admin = server_admin_url()
     with (
         tempfile.TemporaryDirectory(prefix="vegas-bench-audit-") as tmp,
-        scratch_database(admin, prefix="vegas_bench") as url,
+        split_database(admin, prefix="vegas_bench") as found,
     ):
+        url = found.service_url
         data_dir = Path(tmp)
         key = Fernet.generate_key().decode()
         settings = replace(
             Settings(),
             database_url=url,
-            migration_database_url=as_owner(url),
+            migration_database_url=found.owner_url,
+            audit_database_url=found.audit_url,
             data_dir=data_dir,
             seed_keys=(key,),
             celery_broker_url=broker,
@@ -335,6 +337,7 @@ def run() -> Iterator[str]:
                 **os.environ,
                 "APP_ENV": "development",
                 "DATABASE_URL": url,
+                "AUDIT_DATABASE_URL": found.audit_url,  # the audit is the worker's (0037)
                 "DATA_DIR": str(data_dir),
                 "SEED_ENCRYPTION_KEYS": key,
             }

@@ -155,7 +155,9 @@ class SignificantQuerySchema(Strict):
                 "certification",
                 "advantage-play",
                 "gaming-control",
+                "safer-gambling",
                 "log-stalled",
+                "withdrawal-held",
             )
         ),
     )
