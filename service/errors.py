@@ -138,6 +138,19 @@ class GameInProgress(Exception):
         self.game_id = game_id
 
 
+class CommitmentTaken(Exception):
+    """A deal's seed commitment is already another game's or duel's: the database keeps a
+    secret only for a commitment no other real deal has (migrations/0032, 0036: a certification
+    deal may share one only with other certification deals), so a certification deal given the
+    seed of a real game, or a deal racing another on one seed, is refused. Nothing is applied."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the deal's seed commitment is another game's or duel's already: a seed deals one "
+            "real game or duel; deal another seed"
+        )
+
+
 class VersionMismatch(Exception):
     """The caller's expected game version (If-Match) is not the game's version."""
 

@@ -64,7 +64,9 @@ def _answer(loaded: LoadedDuel, status: int = 200) -> tuple[dict[str, Any], int,
     "seat plays the same committed deal; the best score takes the pot less the rake. In "
     "certification mode an operator may join for a player (player_id), and open a duel dealt "
     "from a given seed or deck; certification duels are played for the sandbox currency XTS "
-    "(each player's sandbox wallet), never for real money.",
+    "(each player's sandbox wallet), never for real money. A seed whose commitment another "
+    "real game or duel has (a real game's revealed seed given again) is refused with 409 "
+    "commitment-taken, nothing applied.",
 )
 @blp.arguments(JoinDuelSchema)
 @blp.response(201, DuelViewSchema)

@@ -107,7 +107,8 @@ class Games(MethodView):
         "one transaction. In certification mode an operator may deal for a player (player_id) "
         "from a given seed or deck; such games are flagged as certification games and are "
         "played for the sandbox currency XTS (the player's sandbox wallet), never for real "
-        "money.",
+        "money. A seed whose commitment another real game or duel has (a real game's revealed "
+        "seed given again) is refused with 409 commitment-taken, nothing applied.",
     )
     @blp.arguments(NewGameSchema)
     @blp.response(201, GameViewSchema, headers=ETAG)

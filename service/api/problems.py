@@ -19,6 +19,7 @@ from service.api.rendering import encode
 from service.core.ledger import InsufficientFunds, TransactionIdReused
 from service.errors import (
     CertificationDisabled,
+    CommitmentTaken,
     Disabled,
     DuelNotOver,
     Excluded,
@@ -96,6 +97,14 @@ _TYPES = (
         409,
         "Game in progress",
         "The player has an unfinished game; collect it before dealing another.",
+    ),
+    ProblemType(
+        "commitment-taken",
+        409,
+        "Commitment taken",
+        "The deal's seed commitment is another game's or duel's already: a seed deals one real "
+        "game or duel (a certification deal given a real game's seed, or two deals on one "
+        "seed). Nothing was applied; deal another seed.",
     ),
     ProblemType(
         "game-finished",
@@ -388,6 +397,8 @@ def from_exception(error: Exception) -> Problem:
         )
     if isinstance(error, GameInProgress):
         return Problem("game-in-progress", str(error), game_id=str(error.game_id))
+    if isinstance(error, CommitmentTaken):
+        return Problem("commitment-taken", str(error))
     if isinstance(error, LogEmpty):
         return Problem("log-empty", str(error))
     if isinstance(error, DuelNotOver):

@@ -7,11 +7,19 @@ from typing import Any
 
 import psycopg
 
+from service.errors import CommitmentTaken
+
 SEED = "seed"
 DECK = "deck"
 
 # Keep a game's encrypted secret (migrations/0016: written once, through a function).
 INSERT_SQL = "SELECT keep_seed(%(game_id)s, %(key_id)s, %(ciphertext)s, %(kind)s)"
+
+#: How keep_seed refuses a commitment another game or duel has (migrations/0032, 0036: a
+#: check_violation with this message), a request's fault, not a bug; its other refusal (a
+#: secret kept after its deal) is the service's bug and stays one.
+TAKEN_SQLSTATE = psycopg.errors.CheckViolation.sqlstate
+TAKEN_MESSAGE = "is kept only for a commitment no other game or duel has"
 
 # A game's encrypted secret and what it is.
 SELECT_SQL = "SELECT kind, ciphertext FROM game_seeds WHERE game_id = %(game_id)s"
@@ -35,11 +43,18 @@ class SeedStore:
         self._conn = conn
 
     def add(self, game_id: uuid.UUID, key_id: str, ciphertext: bytes, kind: str = SEED) -> None:
+        """Refused with CommitmentTaken if another game or duel has the game's commitment (the
+        transaction is then aborted: the caller's unit of work applies nothing)."""
         with self._conn.cursor() as cur:
-            cur.execute(
-                INSERT_SQL,
-                {"game_id": game_id, "key_id": key_id, "ciphertext": ciphertext, "kind": kind},
-            )
+            try:
+                cur.execute(
+                    INSERT_SQL,
+                    {"game_id": game_id, "key_id": key_id, "ciphertext": ciphertext, "kind": kind},
+                )
+            except psycopg.errors.CheckViolation as refused:
+                if not commitment_taken(refused):
+                    raise
+                raise CommitmentTaken from refused
 
     def get(self, game_id: uuid.UUID) -> tuple[str, bytes] | None:
         with self._conn.cursor() as cur:
@@ -55,3 +70,8 @@ class SeedStore:
     def rekey(self, game_id: uuid.UUID, key_id: str, ciphertext: bytes) -> None:
         with self._conn.cursor() as cur:
             cur.execute(REKEY_SQL, {"game_id": game_id, "key_id": key_id, "ciphertext": ciphertext})
+
+
+def commitment_taken(error: psycopg.Error) -> bool:
+    """Whether ``error`` is keep_seed's refusal of a commitment another deal has."""
+    return error.sqlstate == TAKEN_SQLSTATE and TAKEN_MESSAGE in (error.diag.message_primary or "")

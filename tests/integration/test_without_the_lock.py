@@ -34,7 +34,7 @@ from service.bootstrap import Container, build
 from service.core import shuffle
 from service.core.clock import system_clock
 from service.core.context import Actor, RequestContext
-from service.errors import GameInProgress, LimitExceeded
+from service.errors import CommitmentTaken, GameInProgress, LimitExceeded
 from service.runtime.config import Settings
 from service.services.duels import Duels, LoadedDuel
 from service.services.games import Games, LoadedGame
@@ -390,8 +390,9 @@ def test_two_duels_opened_on_one_commitment_keep_one_secret(
     one, two, waited = race(admin, first, _join(first, p, 6), second, _join(second, q, 6))
     assert waited
     kept = one.result().state.duel_id
-    with pytest.raises(psycopg.errors.CheckViolation, match="no other game or duel has"):
+    with pytest.raises(CommitmentTaken) as refused:  # 409 commitment-taken, not a 500
         two.result()
+    assert isinstance(refused.value.__cause__, psycopg.errors.CheckViolation)
     row = admin.execute(
         "SELECT game_id, certification FROM deal_commitments WHERE commitment = %s",
         (shuffle.commitment(seed),),
