@@ -76,17 +76,33 @@ class Container:
 
 
 def build(
-    settings: Settings | None = None, *, migrate: bool = True, audit_login: bool = True
+    settings: Settings | None = None,
+    *,
+    migrate: bool = True,
+    audit_login: bool = True,
+    background: bool = False,
 ) -> Container:
     """The services for ``settings``. ``audit_login=False`` (the web process): this process
     never logs in as the audit, and a withdrawal asks the audit's worker to verify the player
-    (service/services/verification.py)."""
+    (service/services/verification.py). ``background=True`` (the worker): the services log in
+    as the background work's login (BACKGROUND_DATABASE_URL, migrations/0039): the service's
+    rights, and the only one that signs the log's checkpoints without a staff key."""
     settings = settings or Settings.from_env()
     urls = db.database_urls(settings)
     if migrate:
         db.migrate(urls.migration)  # as the owner; the service never logs in as it
-    url = urls.service
-    pool = db.create_pool(url, settings)
+    if background:
+        if urls.background is None:
+            raise ConfigError(
+                "background work runs as its own login: set BACKGROUND_DATABASE_URL to a login "
+                f"that is a member of {db.BACKGROUND_GROUP} (README: Database roles)"
+            )
+        url = urls.background
+        # No SET ROLE: the login's rights are both its groups' (vegas_app and vegas_background).
+        pool = db.create_pool(url, settings, name="vegas-background", role="")
+    else:
+        url = urls.service
+        pool = db.create_pool(url, settings)
     keys = settings.seed_keys or (embedded_key(settings.data_dir),)
     vault = SeedVault(keys)
     signer, anchor_keys = load_keys(settings)

@@ -34,10 +34,11 @@ from service.services.seed_vault import rotate_keys
 
 
 @contextmanager
-def _services() -> Iterator[Container]:
+def _services(*, background: bool = False) -> Iterator[Container]:
     """The composition root for one command: built without migrating (the owner's job, db
-    upgrade), and closed however the command ends."""
-    container = build(migrate=False)
+    upgrade), and closed however the command ends; ``background``: as the background work's
+    login (BACKGROUND_DATABASE_URL), for what only it may do (migrations/0039)."""
+    container = build(migrate=False, background=background)
     try:
         yield container
     finally:
@@ -162,7 +163,7 @@ def checkpoints_group() -> None:
 )
 @click.option("--by", default="cli", show_default=True, help="Who asks, for the record.")
 def checkpoints_create(by: str) -> None:
-    with _services() as container:
+    with _services(background=True) as container:  # beat's own work, on demand
         try:
             stored, created = container.anchors.checkpoint(by)
         except LogEmpty as exc:

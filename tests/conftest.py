@@ -46,6 +46,7 @@ def _test_settings(database: ScratchDatabase, data_dir: Path) -> Settings:
         database_url=database.service_url,
         migration_database_url=database.owner_url,
         audit_database_url=database.audit_url,
+        background_database_url=database.background_url,
         seed_keys=(Fernet.generate_key().decode(),),
         certification_mode=True,
         pool_max_size=20,
@@ -95,6 +96,17 @@ def container(settings: Settings) -> Iterator[Container]:
         built.close()
 
 
+@pytest.fixture(scope="session")
+def background(settings: Settings, container: Container) -> Iterator[Container]:
+    """The services as the worker builds them: on background work's own login (migrations/
+    0039), for what no request does (idle collection, duel sweeps, signing checkpoints)."""
+    built = build(settings, migrate=False, background=True)
+    try:
+        yield built
+    finally:
+        built.close()
+
+
 @pytest.fixture
 def fresh_database(admin_server_url: str) -> Iterator[ScratchDatabase]:
     """A database of the test's own, migrated, dropped afterwards."""
@@ -107,6 +119,16 @@ def fresh_container(fresh_database: ScratchDatabase, data_dir: Path) -> Iterator
     """A container on a database of its own, for tests that break the books on purpose
     (tampering, ledger entries without events) and must not leave that for other tests."""
     built = build(_test_settings(fresh_database, data_dir), migrate=False)
+    try:
+        yield built
+    finally:
+        built.close()
+
+
+@pytest.fixture
+def fresh_background(fresh_container: Container) -> Iterator[Container]:
+    """fresh_container's services on background work's own login, as the worker's."""
+    built = build(fresh_container.settings, migrate=False, background=True)
     try:
         yield built
     finally:

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-from service.bootstrap import Container
+from service.bootstrap import Container, build
 from service.core.context import Actor, RequestContext
+from service.core.log_verification import StoredCheckpoint
 from service.services.access import key_actor
 from tests.dbtools import TEST_OPERATOR_ID, TEST_OPERATOR_KEY
 
@@ -54,3 +57,20 @@ def staff(container: Container, role: str = "operator") -> RequestContext:
     principal = container.access.authenticate(key)
     assert principal is not None
     return RequestContext(principal.actor, credential=key)
+
+
+@contextmanager
+def as_background(container: Container) -> Iterator[Container]:
+    """``container``'s services on background work's own login, as the worker builds them
+    (migrations/0039: it alone signs checkpoints without a staff key)."""
+    built = build(container.settings, migrate=False, background=True)
+    try:
+        yield built
+    finally:
+        built.close()
+
+
+def sign_checkpoint(container: Container, requested_by: str) -> tuple[StoredCheckpoint, bool]:
+    """Sign a checkpoint of ``container``'s log as beat does, on background work's login."""
+    with as_background(container) as worker:
+        return worker.anchors.checkpoint(requested_by)

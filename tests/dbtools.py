@@ -71,6 +71,8 @@ class ScratchDatabase:
     service_url: str
     #: The audit's own login (migrations/0037).
     audit_url: str
+    #: Background work's own login (migrations/0039).
+    background_url: str
 
 
 def server_admin_url() -> str:
@@ -91,6 +93,7 @@ def bare_database(admin_server_url: str, prefix: str = "vegas_test") -> Iterator
             owner_url=urls.migration,
             service_url=urls.service,
             audit_url=urls.audit or "",
+            background_url=urls.background or "",
         )
     finally:
         with psycopg.connect(admin_server_url, autocommit=True) as conn:

@@ -49,6 +49,7 @@ def worker_environment(settings: Settings, **extra: str) -> dict[str, str]:
         "APP_ENV": "test",
         "DATABASE_URL": settings.database_url or "",
         "AUDIT_DATABASE_URL": settings.audit_database_url or "",
+        "BACKGROUND_DATABASE_URL": settings.background_database_url or "",
         "DATA_DIR": str(settings.data_dir),
         "SEED_ENCRYPTION_KEYS": ",".join(settings.seed_keys),
         "CELERY_QUEUE": settings.celery_queue,

@@ -41,7 +41,8 @@ blp = Blueprint("checkpoints", __name__, description="Signed checkpoints of the 
 @blp.alt_response(200, schema=CheckpointSchema, description="nothing new to sign")
 @problems(blp, *AUTHENTICATED, 409)
 def create() -> Any:
-    stored, created = services().anchors.checkpoint(require_principal().actor.id)
+    principal = require_principal()
+    stored, created = services().anchors.checkpoint(principal.actor.id, principal.credential)
     body = services().anchors.summary(stored)
     if not created:
         return body, 200

@@ -52,6 +52,11 @@ class Settings:
     #: role that is a member of vegas_audit and nothing more (migrations/0037). None with
     #: DATABASE_URL: this process runs no audit; without DATABASE_URL the embedded database's.
     audit_database_url: str | None = None
+    #: What background work connects as (the worker's: idle collection, duel sweeps, the
+    #: projector, checkpoints): a login that is a member of vegas_background and nothing more
+    #: (migrations/0039: it alone signs checkpoints without a staff key). None with
+    #: DATABASE_URL: this process does no background work.
+    background_database_url: str | None = None
     data_dir: Path = PROJECT_ROOT / ".data"
     #: The group role every pooled connection switches to (SET ROLE): it may only read and
     #: append the history tables. Empty to work with the login role's own (inherited) grants.
@@ -171,6 +176,7 @@ class Settings:
                 database_url=env.get("DATABASE_URL") or None,
                 migration_database_url=env.get("MIGRATION_DATABASE_URL") or None,
                 audit_database_url=env.get("AUDIT_DATABASE_URL") or None,
+                background_database_url=env.get("BACKGROUND_DATABASE_URL") or None,
                 data_dir=Path(env.get("DATA_DIR") or PROJECT_ROOT / ".data"),
                 db_role=env.get("DB_ROLE", "vegas_app"),
                 pool_min_size=int(env.get("DB_POOL_MIN", "1")),

@@ -40,11 +40,16 @@ APP_GROUP = "vegas_app"
 #: The group role of the audit's login (migrations/0037 creates it too): it reads everything and
 #: alone writes audits, stored reconciliations and players' verified points.
 AUDIT_GROUP = "vegas_audit"
+#: The group role of the background work's login (migrations/0039): the service's rights, and
+#: alone what no request does: signing the log's checkpoints without a staff key.
+BACKGROUND_GROUP = "vegas_background"
 #: The embedded database's logins: the owner of everything the migrations create, the service,
-#: a member of APP_GROUP and nothing else, and the auditor, a member of AUDIT_GROUP alone.
+#: a member of APP_GROUP and nothing else, the auditor, a member of AUDIT_GROUP alone, and the
+#: background work's, a member of BACKGROUND_GROUP alone.
 EMBEDDED_OWNER = "vegas_owner"
 EMBEDDED_SERVICE = "vegas_service"
 EMBEDDED_AUDITOR = "vegas_auditor"
+EMBEDDED_BACKGROUND = "vegas_worker"
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,8 @@ class DatabaseUrls:
     migration: str
     #: What the audit connects as (the worker's and the CLI's); None: not configured.
     audit: str | None = None
+    #: What background work connects as (the worker's); None: not configured.
+    background: str | None = None
 
 
 def with_database(url: str, dbname: str) -> str:
@@ -179,22 +186,37 @@ def _create_role(conn: psycopg.Connection[Any], role: str, attributes: sql.SQL) 
 
 
 def provision(
-    admin_url: str, dbname: str, *, owner: str, service: str, auditor: str = EMBEDDED_AUDITOR
+    admin_url: str,
+    dbname: str,
+    *,
+    owner: str,
+    service: str,
+    auditor: str = EMBEDDED_AUDITOR,
+    background: str = EMBEDDED_BACKGROUND,
 ) -> DatabaseUrls:
-    """On a server reached as a superuser: the owner, service and auditor login roles (created
-    if missing), ``dbname`` owned by the owner (created if missing, else adopted with everything
-    in it), and the URLs that log in as each."""
+    """On a server reached as a superuser: the owner, service, auditor and background login
+    roles (created if missing), ``dbname`` owned by the owner (created if missing, else adopted
+    with everything in it), and the URLs that log in as each."""
     database_admin_url = with_database(admin_url, dbname)
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(PROVISION_LOCK_SQL)
         _create_role(conn, owner, OWNER_ATTRIBUTES)
-        for group, login in ((APP_GROUP, service), (AUDIT_GROUP, auditor)):
-            _create_role(conn, group, GROUP_ATTRIBUTES)
+        # Background work's login has the service's rights and its own (migrations/0039).
+        logins = (
+            (service, (APP_GROUP,)),
+            (auditor, (AUDIT_GROUP,)),
+            (background, (APP_GROUP, BACKGROUND_GROUP)),
+        )
+        for login, groups in logins:
             _create_role(conn, login, SERVICE_ATTRIBUTES)
-            if not conn.execute(IS_MEMBER_SQL, {"role": group, "member": login}).fetchone():
-                conn.execute(
-                    sql.SQL("GRANT {} TO {}").format(sql.Identifier(group), sql.Identifier(login))
-                )
+            for group in groups:
+                _create_role(conn, group, GROUP_ATTRIBUTES)
+                if not conn.execute(IS_MEMBER_SQL, {"role": group, "member": login}).fetchone():
+                    conn.execute(
+                        sql.SQL("GRANT {} TO {}").format(
+                            sql.Identifier(group), sql.Identifier(login)
+                        )
+                    )
         found = conn.execute(DATABASE_OWNER_SQL, {"dbname": dbname}).fetchone()
         if found is None:
             conn.execute(
@@ -213,6 +235,7 @@ def provision(
         service=with_user(database_admin_url, service),
         migration=with_user(database_admin_url, owner),
         audit=with_user(database_admin_url, auditor),
+        background=with_user(database_admin_url, background),
     )
 
 
@@ -242,6 +265,7 @@ def database_urls(settings: Settings) -> DatabaseUrls:
             service=settings.database_url,
             migration=settings.migration_database_url or settings.database_url,
             audit=settings.audit_database_url,
+            background=settings.background_database_url,
         )
     admin = embedded_server_url(settings.data_dir)
     return provision(admin, EMBEDDED_DATABASE, owner=EMBEDDED_OWNER, service=EMBEDDED_SERVICE)

@@ -111,13 +111,16 @@ class Anchors:
             for kid, key in sorted(self._public_keys.items())
         ]
 
-    def checkpoint(self, requested_by: str) -> tuple[StoredCheckpoint, bool]:
+    def checkpoint(
+        self, requested_by: str, credential: str | None = None
+    ) -> tuple[StoredCheckpoint, bool]:
         """Sign a checkpoint of the log as it stands; (it, True). If nothing was appended since
         the latest one, or another maker got there first: (that one, False). LogEmpty before
-        the log's first event."""
+        the log's first event. Background work's (beat), or a request's with ``credential``, a
+        staff key as presented (migrations/0039)."""
         try:
             with self._uow() as uow:
-                made = self._make(uow, requested_by)
+                made = self._make(uow, requested_by, credential)
                 uow.commit()
                 return made
         except psycopg.errors.UniqueViolation:
@@ -127,7 +130,9 @@ class Anchors:
             assert latest is not None
             return latest, False
 
-    def _make(self, uow: UnitOfWork, requested_by: str) -> tuple[StoredCheckpoint, bool]:
+    def _make(
+        self, uow: UnitOfWork, requested_by: str, credential: str | None
+    ) -> tuple[StoredCheckpoint, bool]:
         latest = uow.checkpoints.latest()
         position, now = uow.checkpoints.log_head()
         if latest is None and position == 0:
@@ -173,7 +178,7 @@ class Anchors:
             requested_by=requested_by,
             created_at=now,
         )
-        uow.checkpoints.add(stored, head_rows)
+        uow.checkpoints.add(stored, head_rows, credential)
         log.info("checkpoint %d signed at position %d (%d events)", seq, position, events)
         return stored, True
 

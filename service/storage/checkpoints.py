@@ -71,11 +71,18 @@ SELECT position, stream_id, version, hash
 
 # Record a checkpoint and the heads of the streams it saw change (migrations/0016,
 # add_checkpoint: the next number, after the latest position and inside the log, dated now).
-# Two makers racing for the same number: unique_violation.
+# Two makers racing for the same number: unique_violation. Background work's alone (0039).
 INSERT_SQL = """
 SELECT add_checkpoint(%(seq)s, %(position)s, %(message)s, %(signature)s, %(key_id)s,
                       %(requested_by)s, %(created_at)s, %(streams)s::text[],
                       %(versions)s::int[], %(hashes)s::text[])
+"""
+# The same, signed on demand by a request with an auditor's or operator's key as presented,
+# recorded as made by that key's holder (0039 add_checkpoint_as).
+INSERT_AS_SQL = """
+SELECT add_checkpoint_as(%(credential)s, %(seq)s, %(position)s, %(message)s, %(signature)s,
+                         %(key_id)s, %(created_at)s, %(streams)s::text[], %(versions)s::int[],
+                         %(hashes)s::text[])
 """
 
 # Every recorded head, checkpoint by checkpoint.
@@ -203,11 +210,15 @@ class CheckpointStore:
                 return
             after = int(rows[-1][0])
 
-    def add(self, stored: StoredCheckpoint, heads: Sequence[Head]) -> None:
+    def add(
+        self, stored: StoredCheckpoint, heads: Sequence[Head], credential: str | None = None
+    ) -> None:
+        """Record it: as background work, or (``credential``) as the staff key's holder."""
         with self._conn.cursor() as cur:
             cur.execute(
-                INSERT_SQL,
+                INSERT_SQL if credential is None else INSERT_AS_SQL,
                 {
+                    "credential": credential,
                     "seq": stored.seq,
                     "position": stored.position,
                     "message": stored.message,

@@ -39,7 +39,8 @@ def services() -> Container:
     with _lock:
         if _container is None:
             settings = Settings.from_env()
-            _container = build(settings, migrate=False)
+            # Background work logs in as its own login (migrations/0039).
+            _container = build(settings, migrate=False, background=True)
             with _container.unit_of_work() as uow:
                 log_configuration(uow, settings, f"worker-{os.getpid()}")
         return _container

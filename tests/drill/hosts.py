@@ -246,6 +246,8 @@ class Deployment:
     replica_url: str
     #: The audit's own login (AUDIT_DATABASE_URL): the worker's, never the web process's.
     audit_url: str
+    #: Background work's own login (BACKGROUND_DATABASE_URL): the worker's alone.
+    background_url: str
     broker_url: str
     seed_key: str
     signing_key_file: Path
@@ -257,6 +259,7 @@ class Deployment:
             "DATABASE_URL": self.database_url,
             "REPLICA_DATABASE_URL": self.replica_url,
             "AUDIT_DATABASE_URL": self.audit_url,
+            "BACKGROUND_DATABASE_URL": self.background_url,
             "CELERY_BROKER_URL": self.broker_url,
             "SEED_ENCRYPTION_KEYS": self.seed_key,
             "ANCHOR_SIGNING_KEY_FILE": str(self.signing_key_file),
@@ -475,6 +478,7 @@ class Cluster:
             database_url=urls.service,
             replica_url=with_user(replica.admin_url(DATABASE), SERVICE),
             audit_url=urls.audit or "",
+            background_url=urls.background or "",
             broker_url=f"redis://{broker.address}:{REDIS_PORT}/0",
             seed_key=Fernet.generate_key().decode(),
             signing_key_file=signing_key,

@@ -15,6 +15,7 @@ from events.json_text import canonical_json
 from service.bootstrap import Container
 from service.core import game_decider as g
 from service.services import history_audits as audit
+from tests.credentials import sign_checkpoint
 from tests.integration.conftest import World, as_player
 from tests.integration.test_audit import _history, _run, _tamper
 
@@ -28,17 +29,16 @@ def _log_findings(result: audit.AuditStatus) -> set[str]:
 
 
 def test_checkpoints_chain_and_sign_only_what_is_new(fresh_container: Container) -> None:
-    anchors = fresh_container.anchors
     history = _history(World(fresh_container))
-    first, made = anchors.checkpoint("test")
+    first, made = sign_checkpoint(fresh_container, "test")
     assert (first.seq, made) == (1, True)
-    again, made = anchors.checkpoint("test")
+    again, made = sign_checkpoint(fresh_container, "test")
     assert (again, made) == (first, False)  # nothing appended since: the same one
 
     player = history["a"]
     game_id = _open_game(fresh_container, player.player_id)  # it takes one more move
     fresh_container.games.play(as_player(player.player_id), game_id, g.Draw())
-    second, made = anchors.checkpoint("test")
+    second, made = sign_checkpoint(fresh_container, "test")
     assert (second.seq, made) == (2, True)
 
     one, two = Checkpoint.from_message(first.message), Checkpoint.from_message(second.message)
@@ -58,7 +58,7 @@ def test_a_whole_stream_deleted_is_found_and_named(
     fresh_container: Container, fresh_admin_conn: psycopg.Connection[Any]
 ) -> None:
     history = _history(World(fresh_container))
-    fresh_container.anchors.checkpoint("test")
+    sign_checkpoint(fresh_container, "test")
     stream = f"game-{history['seeded']}"
     _tamper(fresh_admin_conn, "DELETE FROM events WHERE stream_id = %s", stream)
 
@@ -81,7 +81,7 @@ def test_a_stream_tail_cut_off_is_found_and_named(
     game_id = uuid.UUID(game.state.game_id)
     for _ in range(3):
         world.c.games.play(as_player(player.player_id), game_id, g.Draw())
-    fresh_container.anchors.checkpoint("test")
+    sign_checkpoint(fresh_container, "test")
     stream = f"game-{game_id}"
     _tamper(fresh_admin_conn, "DELETE FROM events WHERE stream_id = %s AND version > 3", stream)
     _tamper(fresh_admin_conn, "UPDATE game_history SET version = 3 WHERE game_id = %s", game_id)
@@ -100,7 +100,7 @@ def test_a_stream_rewritten_and_rehashed_by_the_owner_is_found_and_named(
     """Rewrite who asked for every event of a finished game and re-hash its whole chain: the
     game still verifies on its own; only the signed checkpoint shows it."""
     history = _history(World(fresh_container))
-    fresh_container.anchors.checkpoint("test")
+    sign_checkpoint(fresh_container, "test")
     stream = f"game-{history['won']}"
     _rewrite_and_rehash(fresh_admin_conn, stream)
     with fresh_container.unit_of_work() as uow:
@@ -153,13 +153,13 @@ def test_a_deleted_or_forged_checkpoint_is_found(
 ) -> None:
     world = World(fresh_container)
     history = _history(world)
-    fresh_container.anchors.checkpoint("test")
+    sign_checkpoint(fresh_container, "test")
     player = history["b"]
     a = history["a"].player_id
     world.c.games.collect(as_player(a), _open_game(fresh_container, a))
-    fresh_container.anchors.checkpoint("test")
+    sign_checkpoint(fresh_container, "test")
     world.game(player)
-    fresh_container.anchors.checkpoint("test")
+    sign_checkpoint(fresh_container, "test")
     _tamper(fresh_admin_conn, "DELETE FROM checkpoint_heads WHERE seq = 2")
     _tamper(fresh_admin_conn, "DELETE FROM log_checkpoints WHERE seq = 2")
     _tamper(
@@ -184,7 +184,7 @@ def test_an_exported_checkpoint_checks_the_live_log(
 ) -> None:
     anchors = fresh_container.anchors
     history = _history(World(fresh_container))
-    stored, _ = anchors.checkpoint("test")
+    stored, _ = sign_checkpoint(fresh_container, "test")
     document = anchors.exported(stored.seq)
     assert anchors.check_document(document).verified
 

@@ -19,6 +19,7 @@ from service.core.game_verification import Finding
 from service.services import history_audits as audit
 from service.services.unit_of_work import UnitOfWork
 from service.storage.audit_reads import AuditReads
+from tests.credentials import sign_checkpoint
 from tests.dbtools import ScratchDatabase
 from tests.integration.conftest import OPERATOR, World, as_player
 
@@ -209,7 +210,7 @@ def test_the_log_unit_reads_its_snapshot_while_an_append_is_in_flight(
     that snapshot to move on, which it never does: an append in flight when the snapshot was
     taken held it until the statement timed out. The snapshot's own head is used instead."""
     _history(World(fresh_container))
-    fresh_container.anchors.checkpoint("test")
+    sign_checkpoint(fresh_container, "test")
     with fresh_container.audit_unit_of_work() as uow:
         audit_id, _ = audit.start(uow, audit.Scope("all"), "test-auditor")
     with psycopg.connect(fresh_database.admin_url) as in_flight:

@@ -18,6 +18,7 @@ from service.services import history_audits as audit
 from service.services.games import decode_records
 from service.services.rebuild import rebuild
 from tests.benchmarks.history import load_for
+from tests.credentials import sign_checkpoint
 from tests.dbtools import ScratchDatabase
 from tests.integration.conftest import World, as_player
 
@@ -107,7 +108,7 @@ def test_a_loaded_history_passes_every_check_of_the_service(
     me = as_player(player.player_id)
     game = container.games.start(me, player.player_id, "golf", 520)
     container.games.collect(me, uuid.UUID(game.state.game_id))
-    _, made = container.anchors.checkpoint("test")
+    _, made = sign_checkpoint(container, "test")
     assert made
     with container.unit_of_work() as uow:
         assert container.anchors.findings(uow) == []

@@ -54,7 +54,7 @@ from service.services.controls import Controls
 from service.services.players import Players
 from service.services.safer_gambling import SaferGambling
 from service.storage.projections import PLAYER_SQL, history_json
-from tests.credentials import staff
+from tests.credentials import sign_checkpoint, staff
 from tests.dbtools import ScratchDatabase, bare_database, migrate_through, prepare_scratch
 from tests.integration.conftest import OPERATOR, World, as_player, player_token
 from tests.integration.test_audit import _run, _tamper
@@ -140,7 +140,7 @@ def test_an_event_out_of_place_in_the_log_is_named_by_the_audit(
     """Done around the service (a superuser, who may drop a constraint): at position 0, and at
     a fresh position with a time from the past."""
     World(fresh_container).player(balance=100)
-    signed, _ = fresh_container.anchors.checkpoint("test")
+    signed, _ = sign_checkpoint(fresh_container, "test")
     exported = fresh_container.anchors.exported(signed.seq)  # the auditor's file
     at = datetime(2020, 1, 1, tzinfo=UTC)
     fresh_admin_conn.execute("ALTER TABLE events DROP CONSTRAINT events_position_positive")
@@ -174,44 +174,95 @@ def _checkpoint_args(seq: int, position: int) -> tuple[object, ...]:
 ADD_CHECKPOINT = "SELECT add_checkpoint(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 
 
+@pytest.fixture
+def background_login(fresh_database: ScratchDatabase, fresh_container: Container) -> Iterator[Conn]:
+    """Background work's own login (migrations/0039) on fresh_container's database, as the
+    worker's pool opens it: the only one that signs checkpoints without a staff key."""
+    with psycopg.connect(fresh_database.background_url) as conn:
+        yield conn
+
+
 def test_a_checkpoint_row_at_the_end_of_time_is_refused_to_the_service_login(
-    fresh_container: Container, insider: Conn
+    fresh_container: Container, insider: Conn, background_login: Conn
 ) -> None:
     World(fresh_container).player()
-    fresh_container.anchors.checkpoint("test")
+    sign_checkpoint(fresh_container, "test")
     _refused(
         insider,
         "INSERT INTO log_checkpoints (seq, position, message, signature, key_id, requested_by)"
         " VALUES (2, 9223372036854775807, '{}', 'x', 'k', 'insider')",
     )
+    _refused(insider, ADD_CHECKPOINT, _checkpoint_args(2, 9223372036854775807))
+    # Even background work's own login keeps to the log's order.
     with pytest.raises(psycopg.errors.CheckViolation, match="inside the log"):
-        insider.execute(ADD_CHECKPOINT, _checkpoint_args(2, 9223372036854775807))
-    insider.rollback()
+        background_login.execute(ADD_CHECKPOINT, _checkpoint_args(2, 9223372036854775807))
+    background_login.rollback()
     with pytest.raises(psycopg.errors.CheckViolation, match="does not follow"):
-        insider.execute(ADD_CHECKPOINT, _checkpoint_args(5, 1))
-    insider.rollback()
+        background_login.execute(ADD_CHECKPOINT, _checkpoint_args(5, 1))
+    background_login.rollback()
+
+
+ADD_CHECKPOINT_AS = "SELECT add_checkpoint_as(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+
+
+def _checkpoint_as_args(credential: str | None, seq: int, position: int) -> tuple[object, ...]:
+    return (credential, seq, position, "{}", "forged", "k", datetime.now(UTC), [], [], [])
+
+
+def test_signing_cannot_be_starved_by_rows_the_service_login_writes(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """Item 10: a forged checkpoint at the log's head each time the log moved, so beat found
+    the head covered and signed nothing. The service's login signs no checkpoint; a request
+    signs one only with an auditor's or operator's key as presented (no key, a made-up one, a
+    player's or finance's is refused), named as made by that key's holder; beat's signing, on
+    background work's login, goes on."""
+    world = World(fresh_container)
+    player = world.player(balance=5_000)
+    first, _ = sign_checkpoint(fresh_container, "beat")
+    world.game(player)  # the log moves on
+    head = insider.execute("SELECT max(position) FROM events").fetchone()
+    assert head is not None
+    _refused(insider, ADD_CHECKPOINT, _checkpoint_args(first.seq + 1, head[0]))
+    finance = staff(fresh_container, "finance").credential
+    token = as_player(player.player_id).credential
+    for credential in (None, "vsk_made-up", finance, token):
+        _refused(
+            insider, ADD_CHECKPOINT_AS, _checkpoint_as_args(credential, first.seq + 1, head[0])
+        )
+    made, created = sign_checkpoint(fresh_container, "beat")
+    assert created
+    assert (made.seq, made.position) == (first.seq + 1, head[0])
+    # The honest counterpart: an auditor signs one on demand, named as its maker.
+    auditor = staff(fresh_container, "auditor")
+    world.player()  # the log moves on
+    on_demand, created = fresh_container.anchors.checkpoint(auditor.actor.id, auditor.credential)
+    assert created
+    assert (on_demand.seq, on_demand.requested_by) == (made.seq + 1, auditor.actor.id)
+    assert _log_checks(_run(fresh_container, audit.Scope("all"))) == set()
 
 
 def test_a_forged_checkpoint_neither_stops_the_signing_nor_escapes_the_audit(
-    fresh_container: Container, insider: Conn, fresh_admin_conn: Conn
+    fresh_container: Container, insider: Conn, background_login: Conn, fresh_admin_conn: Conn
 ) -> None:
-    """One row through the function (a signature the database cannot check), one beyond the
-    log around it: the next checkpoint passes over both, extends the last good one, and the
-    audit names them."""
+    """Around the service's login (background work's own, whose signature the database cannot
+    check, and one beyond the log as a superuser): the next checkpoint passes over both,
+    extends the last good one, and the audit names them."""
     world = World(fresh_container)
     player = world.player(balance=5_000)
-    first, _ = fresh_container.anchors.checkpoint("test")
+    first, _ = sign_checkpoint(fresh_container, "test")
     world.player()  # the log moves on
     head = insider.execute("SELECT max(position) FROM events").fetchone()
     assert head is not None
-    insider.execute(ADD_CHECKPOINT, _checkpoint_args(2, head[0]))
-    insider.commit()
+    _refused(insider, ADD_CHECKPOINT, _checkpoint_args(2, head[0]))
+    background_login.execute(ADD_CHECKPOINT, _checkpoint_args(2, head[0]))
+    background_login.commit()
     fresh_admin_conn.execute(
         "INSERT INTO log_checkpoints (seq, position, message, signature, key_id, requested_by)"
         " VALUES (3, 9223372036854775807, '{}', 'x', 'k', 'insider')"
     )
     world.game(player)  # the log moves on again
-    made, created = fresh_container.anchors.checkpoint("beat")
+    made, created = sign_checkpoint(fresh_container, "beat")
     assert created
     assert made.seq == 4
     assert made.position > head[0]
@@ -1280,7 +1331,12 @@ def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
     them through the functions."""
     with bare_database(admin_server_url, "vegas_test_upgrade") as found:
         migrate_through(found.owner_url, "0015.advantage-play")
-        settings = replace(fresh_container.settings, database_url=found.service_url)
+        settings = replace(
+            fresh_container.settings,
+            database_url=found.service_url,
+            audit_database_url=found.audit_url,
+            background_database_url=found.background_url,
+        )
 
         for constant, sql_text in OLDER_WRITES.items():
             monkeypatch.setattr(constant, sql_text)
@@ -1312,7 +1368,7 @@ def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
             game_id = uuid.UUID(game.state.game_id)
             before.games.play(as_player(player.player_id), game_id, g.Draw())
             before.games.collect(as_player(player.player_id), game_id)
-            first, _ = before.anchors.checkpoint("beat")
+            first, _ = sign_checkpoint(before, "beat")
         finally:
             before.close()
         monkeypatch.undo()
@@ -1330,7 +1386,7 @@ def test_a_database_of_the_release_before_upgrades_in_place_and_still_verifies(
             after.games.collect(
                 as_player(player.player_id), uuid.UUID(world.game(player).state.game_id)
             )
-            second, made = after.anchors.checkpoint("beat")
+            second, made = sign_checkpoint(after, "beat")
             assert made
             assert second.seq == first.seq + 1
             assert _run(after, audit.Scope("all")).findings == ()

@@ -19,6 +19,7 @@ from service.core.context import RequestContext
 from service.runtime import database as db
 from service.services import history_audits as audit
 from tests.conftest import _test_settings
+from tests.credentials import sign_checkpoint
 from tests.dbtools import bare_database, migrate_through
 from tests.integration.test_audit import _run
 
@@ -83,7 +84,7 @@ def test_a_database_written_by_the_release_before_upgrades_in_place(
             assert c.games.collect(me, game_id).state.status == "collected"
             c.games.start(me, ann_id, "golf", 520)
 
-            made, created = c.anchors.checkpoint("beat")
+            made, created = sign_checkpoint(c, "beat")
             assert created
             assert made.seq == 2
             assert _run(c, audit.Scope("all")).findings == ()
