@@ -1,7 +1,8 @@
 """Disable on demand: the operator switches gaming off or on for everyone, a game, a game
 version or a player (service/core/controls.py holds the rules). Each switch is a GamingSwitched
 event on the gaming-controls stream (who and when in its metadata) and a significant event;
-deals and duel joins check the switches after the writers' lock, in their own transaction."""
+deals, duel joins and a seat's deal check the switches in their own transaction, each switch
+that covers them locked shared until it ends (migrations/0038)."""
 
 from __future__ import annotations
 
@@ -77,8 +78,12 @@ class Controls:
     @staticmethod
     def check_open_in(uow: UnitOfWork, player_id: object, game: str, rules_version: str) -> None:
         """Refuse (Disabled) a deal or join a switch that is off covers, in the caller's
-        transaction, after its writers' lock."""
-        rules.check_open(uow.controls.off(), str(player_id), game, rules_version)
+        transaction. The switches covering it are locked shared until that transaction ends
+        (migrations/0038), so a switch recorded meanwhile waits for it, and one being recorded
+        is waited for and then read: no writers' lock needed."""
+        player = str(player_id)
+        off = uow.controls.off_for(player, game, rules_version)
+        rules.check_open(off, player, game, rules_version)
 
     @staticmethod
     def _views(uow: UnitOfWork) -> list[SwitchView]:

@@ -34,8 +34,11 @@ from service.bootstrap import Container, build
 from service.core import shuffle
 from service.core.clock import system_clock
 from service.core.context import Actor, RequestContext
-from service.errors import CommitmentTaken, GameInProgress, LimitExceeded
+from service.core.controls import EVERYONE, Scope
+from service.errors import CommitmentTaken, Disabled, GameInProgress, LimitExceeded
+from service.games import GAMES
 from service.runtime.config import Settings
+from service.services.controls import Controls
 from service.services.duels import Duels, LoadedDuel
 from service.services.games import Games, LoadedGame
 from service.services.safer_gambling import SaferGambling
@@ -91,6 +94,7 @@ class Racer:
         # The cashier as built (whatever else it is given), on this racer's units of work.
         self.players = copy.copy(container.players)
         self.players._uow, self.players._safer = self.unit_of_work, self.safer
+        self.controls = Controls(self.unit_of_work)
 
     def unit_of_work(self) -> UnitOfWork:
         return _Unlocked(self._pool, self)
@@ -220,10 +224,10 @@ def _player(c: Container, balance: int = 10_000) -> PlayerRow:
     return row
 
 
-def _deal(racer: Racer, player: PlayerRow) -> Callable[[], LoadedGame]:
-    return lambda: racer.games.start(
-        as_player(player.player_id), player.player_id, "vegas-draw1", STAKE
-    )
+def _deal(
+    racer: Racer, player: PlayerRow, variant: str = "vegas-draw1"
+) -> Callable[[], LoadedGame]:
+    return lambda: racer.games.start(as_player(player.player_id), player.player_id, variant, STAKE)
 
 
 def _join(racer: Racer, player: PlayerRow, seats: int = 2) -> Callable[[], LoadedDuel]:
@@ -467,3 +471,123 @@ def test_a_deal_racing_a_session_time_limit_set_in_its_session_waits_and_is_refu
     )
     one.result()
     assert two.result().state.player_id == str(other.player_id)
+
+
+# --- the operator's switches ------------------------------------------------------------------
+
+#: The game the switch races deal (no other test of this module deals it), and one it does not.
+SWITCHED, OTHER = "vegas-draw3", "golf"
+
+
+def _target(scope: Scope, player: PlayerRow, game: str = SWITCHED) -> str:
+    return {
+        "all": EVERYONE,
+        "player": str(player.player_id),
+        "game": game,
+        "version": GAMES[game].rules_version,
+    }[scope]
+
+
+def _switch(racer: Racer, scope: Scope, target: str, enabled: bool) -> Callable[[], Any]:
+    return lambda: racer.controls.switch(OPERATOR, scope, target, enabled, "the race")
+
+
+@pytest.fixture
+def switched_back(own: Container) -> Iterator[list[tuple[Scope, str]]]:
+    """The switches a test turns off, on again after it (the module's other deals need them)."""
+    thrown: list[tuple[Scope, str]] = []
+    yield thrown
+    for scope, target in thrown:
+        own.controls.switch(OPERATOR, scope, target, True, "the race is over")
+
+
+@pytest.mark.parametrize("scope", ["all", "player", "game", "version"])
+def test_a_deal_racing_a_switch_that_covers_it_waits_and_is_refused(
+    own: Container, admin: Conn, switched_back: list[tuple[Scope, str]], scope: Scope
+) -> None:
+    """The switch is being recorded (held before its commit) when the deal checks: the deal
+    waits on the switch's lock (migrations/0038), then reads it and is refused."""
+    player = _player(own)
+    target = _target(scope, player)
+    switched_back.append((scope, target))
+    switching, dealing = Racer(own, hold=True), Racer(own)
+    one, two, waited = race(
+        admin,
+        switching,
+        _switch(switching, scope, target, False),
+        dealing,
+        _deal(dealing, player, SWITCHED),
+    )
+    assert waited
+    assert not one.result().enabled
+    with pytest.raises(Disabled) as refused:
+        two.result()
+    assert (refused.value.scope, refused.value.target) == (scope, target)
+    assert own.players.wallet(player.player_id).balance == 10_000  # nothing staked
+
+
+@pytest.mark.parametrize("scope", ["player", "game", "version"])
+def test_a_switch_that_does_not_cover_a_deal_neither_holds_nor_stops_it(
+    own: Container, admin: Conn, switched_back: list[tuple[Scope, str]], scope: Scope
+) -> None:
+    """The honest counterpart: another player's switch, another game's, another version's."""
+    player, other = _player(own), _player(own)
+    target = _target(scope, other, OTHER)
+    switched_back.append((scope, target))
+    switching, dealing = Racer(own, hold=True), Racer(own)
+    one, two, waited = race(
+        admin,
+        switching,
+        _switch(switching, scope, target, False),
+        dealing,
+        _deal(dealing, player, SWITCHED),
+    )
+    assert not waited
+    assert not one.result().enabled
+    assert two.result().state.player_id == str(player.player_id)
+
+
+def test_a_switch_racing_a_deal_it_covers_waits_for_the_deal_and_then_holds(
+    own: Container, admin: Conn, switched_back: list[tuple[Scope, str]]
+) -> None:
+    """The reverse order: the deal is in flight (held before its commit) when the game is
+    switched off; the switch waits for the deal, which goes through, and the next deal of the
+    game is refused."""
+    player = _player(own)
+    switched_back.append(("game", SWITCHED))
+    dealing, switching = Racer(own, hold=True), Racer(own)
+    one, two, waited = race(
+        admin,
+        dealing,
+        _deal(dealing, player, SWITCHED),
+        switching,
+        _switch(switching, "game", SWITCHED, False),
+    )
+    assert waited
+    dealt = one.result()
+    assert not two.result().enabled
+    assert own.players.wallet(player.player_id).balance == 10_000 - STAKE
+    own.games.collect(as_player(player.player_id), uuid.UUID(dealt.state.game_id))
+    with pytest.raises(Disabled):
+        _deal(Racer(own), player, SWITCHED)()
+
+
+def test_a_duel_join_racing_a_switch_of_its_player_waits_and_is_refused(
+    own: Container, admin: Conn, switched_back: list[tuple[Scope, str]]
+) -> None:
+    """A join checks the same switches as a deal, under the same locks."""
+    player = _player(own)
+    switched_back.append(("player", str(player.player_id)))
+    switching, joining = Racer(own, hold=True), Racer(own)
+    one, two, waited = race(
+        admin,
+        switching,
+        _switch(switching, "player", str(player.player_id), False),
+        joining,
+        _join(joining, player, 5),
+    )
+    assert waited
+    one.result()
+    with pytest.raises(Disabled):
+        two.result()
+    assert own.players.wallet(player.player_id).balance == 10_000
