@@ -102,6 +102,9 @@ class Players:
             if stored is not None:
                 row = self._player(uow, uuid.UUID(stored["player_id"]))
                 return Opened(row, bool(stored["created"]), replayed=True)
+            # The reference locked first: an opening of it racing this one waits here and
+            # then finds its player, as a later opening does.
+            uow.projections.lock_external_ref(external_ref)
             existing = uow.projections.player_by_ref(external_ref)
             if existing is not None:
                 if existing.currency != currency:

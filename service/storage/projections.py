@@ -150,6 +150,15 @@ PLAYER_LOCKED_SQL = """
 SELECT player_id, external_ref, currency, created_at FROM lock_player(%(player_id)s)
 """
 
+# An external reference locked until the transaction ends (an advisory lock of two int4 keys,
+# the first naming references: apart from the writers' bigint lock): of two openings of one
+# reference the second waits for the first to commit and then reads its player, instead of
+# both reading none and the second's PlayerRegistered failing on players' unique external_ref
+# (migrations/0033's trigger; it was answered 409 concurrent-update).
+LOCK_REF_SQL = """
+SELECT pg_advisory_xact_lock(hashtext('external-ref'), hashtext(%(external_ref)s))
+"""
+
 PLAYER_BY_REF_SQL = """
 SELECT player_id, external_ref, currency, created_at FROM players
  WHERE external_ref = %(external_ref)s
@@ -197,6 +206,11 @@ class ProjectionStore:
             cur.execute(PLAYER_LOCKED_SQL, {"player_id": player_id})
             row = cur.fetchone()
             return PlayerRow(*row) if row else None
+
+    def lock_external_ref(self, external_ref: str) -> None:
+        """Hold the reference until this transaction ends: the next opening of it waits."""
+        with self._conn.cursor() as cur:
+            cur.execute(LOCK_REF_SQL, {"external_ref": external_ref})
 
     def player_by_ref(self, external_ref: str) -> PlayerRow | None:
         with self._conn.cursor() as cur:

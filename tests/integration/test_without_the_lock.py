@@ -41,6 +41,7 @@ from service.runtime.config import Settings
 from service.services.controls import Controls
 from service.services.duels import Duels, LoadedDuel
 from service.services.games import Games, LoadedGame
+from service.services.players import Opened
 from service.services.safer_gambling import SaferGambling
 from service.services.unit_of_work import UnitOfWork
 from service.storage.game_writes import OPEN_GAME_INDEX
@@ -471,6 +472,37 @@ def test_a_deal_racing_a_session_time_limit_set_in_its_session_waits_and_is_refu
     )
     one.result()
     assert two.result().state.player_id == str(other.player_id)
+
+
+# --- one account per external reference -------------------------------------------------------
+
+
+def _open(racer: Racer, external_ref: str, currency: str = "GBP") -> Callable[[], Opened]:
+    return lambda: racer.players.open_account(OPERATOR, external_ref, currency)
+
+
+def test_two_openings_of_one_external_reference_open_one_account(
+    own: Container, admin: Conn
+) -> None:
+    """The second opening waits for the first's (a lock on the reference) and then answers the
+    account it opened, as a second opening after it does: never a unique violation."""
+    ref = f"ext-{uuid.uuid4()}"
+    first, second = Racer(own, hold=True), Racer(own)
+    one, two, waited = race(admin, first, _open(first, ref), second, _open(second, ref))
+    assert waited
+    opened, again = one.result(), two.result()
+    assert (opened.created, again.created) == (True, False)
+    assert again.row == opened.row
+    found = admin.execute("SELECT count(*) FROM players WHERE external_ref = %s", (ref,))
+    assert found.fetchone() == (1,)
+
+    # the honest counterpart: two references, two accounts, neither waiting on the other
+    refs = f"ext-{uuid.uuid4()}", f"ext-{uuid.uuid4()}"
+    first, second = Racer(own, hold=True), Racer(own)
+    one, two, waited = race(admin, first, _open(first, refs[0]), second, _open(second, refs[1]))
+    assert not waited
+    assert (one.result().created, two.result().created) == (True, True)
+    assert one.result().row.player_id != two.result().row.player_id
 
 
 # --- the operator's switches ------------------------------------------------------------------
