@@ -1,6 +1,7 @@
 """Each check that reads rows it does not write holds without the writers' lock (issue 36,
-migrations/0036): one open game a player, a player's limits, a duel's seats, a seed's commitment
-and a session's time limit.
+migrations/0036, 0038): one open game a player, a player's limits, a duel's seats, a seed's
+commitment, a session's time limit, one account per external reference and the operator's
+switches.
 
 Every race runs the services as they are, on units of work whose writers' lock is a no-op (what
 they will be once UnitOfWork.lock_for_write goes), each on its own thread and connection under
