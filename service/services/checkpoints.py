@@ -48,6 +48,7 @@ from service.core.log_verification import (
 from service.errors import LogEmpty, NotFound
 from service.runtime.config import Settings
 from service.runtime.key_files import generated_once
+from service.services import finance_books as finance
 from service.services.staff_reads import StaffReads
 from service.services.unit_of_work import UnitOfWork
 
@@ -307,7 +308,8 @@ class Anchors:
 
     def findings(self, uow: UnitOfWork) -> list[Finding]:
         """The whole-history audit's log unit: the log against every checkpoint, every ledger
-        transaction's cause event, and every read-model row's stream. Read in the audit's one
+        transaction's cause event, every read-model row's stream, and the finance projections
+        against the log they fold. Read in the audit's one
         snapshot (UnitOfWork.snapshot), so the log's head is the snapshot's own."""
         stored = uow.checkpoints.all()
         heads = uow.checkpoints.heads()
@@ -319,4 +321,7 @@ class Anchors:
         findings += cause_findings(uow.checkpoints.missing_causes())
         findings += projection_findings(uow.checkpoints.orphan_projections())
         findings += reconciliation_findings(uow.checkpoints.misdated_reconciliations(APPEND_SLACK))
+        # The finance projections, which the service's login still writes (the daily report
+        # folds the newest events on request): folded again from the log, they must agree.
+        findings += finance.projected_totals_findings(uow)
         return findings

@@ -4,6 +4,7 @@ audit and queueing its work."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
@@ -24,6 +25,10 @@ from service.storage.significant import SignificantEvent
 SendTask = Callable[..., Any]
 
 #: The events that end a game: nothing may follow them in its stream.
+
+
+#: How long asking for an audit waits for the audit's worker to plan it, to answer its total.
+PLAN_WAIT_S = 5.0
 
 
 class Audits:
@@ -72,8 +77,17 @@ class Audits:
         with self._uow() as uow:
             audit_id = audit.request(uow, scope, credential)
         self._send_task("vegas.plan_audit", str(audit_id))
+        # Answer with its plan (total) as before, once the worker has made it: planning is a
+        # few reads. Workers busy or down: the audit as asked for (total 0 until planned).
         # Read back where it was written: a replica would only be waited for.
-        return _status(self._uow, audit_id)
+        deadline = time.monotonic() + PLAN_WAIT_S
+        pause = 0.01
+        while True:
+            found = _status(self._uow, audit_id)
+            if found.planned or time.monotonic() > deadline:
+                return found
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
     def audit(self, audit_id: uuid.UUID, *, findings_limit: int = 1000) -> audit.AuditStatus:
         return _status(self._reads, audit_id, findings_limit)

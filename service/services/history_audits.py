@@ -122,6 +122,8 @@ class AuditStatus:
     finished_at: datetime | None
     findings: tuple[AuditFinding, ...]
     failure: str | None = None
+    #: Planned by the audit's worker (its total is then its units; 0 until).
+    planned: bool = True
 
 
 def plan(uow: UnitOfWork, scope: Scope) -> list[str]:
@@ -348,7 +350,7 @@ def status(
         return None
     row, findings = stored
     found = tuple(AuditFinding(*r) for r in findings)
-    audit, scope, by, state, total, created, finished, failure, checked, failed = row
+    audit, scope, by, state, total, created, finished, failure, planned, checked, failed = row
     return AuditStatus(
         audit,
         Scope.from_json(scope),
@@ -361,4 +363,5 @@ def status(
         finished,
         found,
         failure,
+        bool(planned),
     )

@@ -167,7 +167,7 @@ UPDATE audits SET status = 'done', finished_at = statement_timestamp()
 """
 AUDIT_SQL = """
 SELECT a.audit_id, a.scope, a.requested_by, a.status, a.total, a.created_at, a.finished_at,
-       a.failure,
+       a.failure, a.planned_at IS NOT NULL,
        (SELECT count(*) FROM audit_units u WHERE u.audit_id = a.audit_id),
        (SELECT count(*) FROM audit_units u WHERE u.audit_id = a.audit_id AND NOT u.ok)
   FROM audits a WHERE a.audit_id = %(audit_id)s

@@ -20,6 +20,15 @@ ON CONFLICT (name) DO NOTHING
 SELECT_CHECKPOINT_SQL = """
 SELECT position FROM projection_checkpoints WHERE name = %(name)s FOR UPDATE
 """
+# A projection's checkpoint as it stands, for the audit (no lock: it reads its own snapshot).
+CHECKPOINT_POSITION_SQL = "SELECT position FROM projection_checkpoints WHERE name = %(name)s"
+# Every row of each projection, for the audit to compare with the log it folds again.
+ALL_TOTALS_SQL = """
+SELECT day, currency, variant, games_started, games_finished, stakes, payouts, refunds,
+       stakes_settled, certification_games
+  FROM daily_totals
+"""
+ALL_CASHIER_SQL = "SELECT day, currency, deposits, withdrawals, depositors FROM daily_cashier"
 MOVE_CHECKPOINT_SQL = """
 UPDATE projection_checkpoints SET position = %(position)s, updated_at = statement_timestamp()
  WHERE name = %(name)s
@@ -271,6 +280,22 @@ class FinanceStore:
             row = cur.fetchone()
         assert row is not None
         return int(row[0])
+
+    def checkpoint_position(self, name: str) -> int:
+        """How far a projection has folded the log (0: not yet)."""
+        row = self._conn.execute(CHECKPOINT_POSITION_SQL, {"name": name}).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def all_totals(self) -> dict[tuple[date, str, str], tuple[int, ...]]:
+        """daily_totals by (day, currency, variant): its counters in finance_books.COUNTERS'
+        order."""
+        rows = self._conn.execute(ALL_TOTALS_SQL).fetchall()
+        return {(r[0], r[1].strip(), r[2]): tuple(int(v) for v in r[3:]) for r in rows}
+
+    def all_cashier(self) -> dict[tuple[date, str], tuple[int, int, int]]:
+        """daily_cashier by (day, currency): (deposits, withdrawals, depositors)."""
+        rows = self._conn.execute(ALL_CASHIER_SQL).fetchall()
+        return {(r[0], r[1].strip()): (int(r[2]), int(r[3]), int(r[4])) for r in rows}
 
     def move_checkpoint(self, name: str, position: int) -> None:
         self._conn.execute(MOVE_CHECKPOINT_SQL, {"name": name, "position": position})

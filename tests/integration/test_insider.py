@@ -273,6 +273,30 @@ def test_a_forged_checkpoint_neither_stops_the_signing_nor_escapes_the_audit(
     del first
 
 
+def test_zeroed_finance_projections_are_named_by_the_audit(
+    fresh_container: Container, insider: Conn
+) -> None:
+    """Item 10: daily_totals and daily_cashier zeroed with the service's login (which still
+    writes them: the daily report folds the newest events on request), so the day's report
+    shows payouts 0. No money moves; the whole-history audit folds the log again and names each
+    day's row that differs from it."""
+    world = World(fresh_container)
+    player = world.player(balance=5_000)
+    game = world.game(player)
+    fresh_container.games.collect(as_player(player.player_id), uuid.UUID(game.state.game_id))
+    with fresh_container.unit_of_work() as uow:
+        finance.catch_up(uow)
+    assert not {c for c, _ in _log_checks(_run(fresh_container, audit.Scope("all")))}
+    insider.execute("UPDATE daily_totals SET stakes = 0, payouts = 0, games_started = 0")
+    insider.execute("UPDATE daily_cashier SET deposits = 0")
+    insider.commit()
+    day = datetime.now(UTC).date()
+    checks = _log_checks(_run(fresh_container, audit.Scope("all")))
+    assert ("daily-totals", f"daily_totals {day} GBP vegas-draw1") in checks
+    assert ("daily-cashier", f"daily_cashier {day} GBP") in checks
+    assert {c for c, _ in checks} == {"daily-totals", "daily-cashier"}
+
+
 # --- balances -------------------------------------------------------------------------------------
 
 
