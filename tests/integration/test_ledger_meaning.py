@@ -23,7 +23,7 @@ from service.core import game_decider as g
 from service.core import ledger
 from service.core.clock import parse_instant
 from service.core.ledger import Entry
-from service.core.streams import is_duel, is_game, is_player
+from service.core.streams import is_duel, is_game, is_player, kind_of
 from tests.dbtools import ScratchDatabase, move_db_clock
 from tests.integration.conftest import OPERATOR, World, as_player
 from tests.unit.test_events import EXAMPLES
@@ -213,3 +213,32 @@ def test_each_stream_kind_has_the_catalog_s_event_types(owner: Conn) -> None:
     kinds = [owner.execute("SELECT stream_kind(%s)", (n,)).fetchone() for n in names]
     assert kinds == [("game",), ("duel",), ("controls",)]
     assert owner.execute("SELECT stream_kind('payouts-manual')").fetchone() == (None,)
+
+
+def test_stream_kind_answers_as_streams_kind_of_for_names_near_a_service_stream_s(
+    owner: Conn,
+) -> None:
+    """migrations/0035 stream_kind, which reads a name without 0031's bounded regular expressions
+    (a LIKE for the length and the hyphens' places, an unbounded class for the characters, a
+    count of hyphens): the same kind as service.core.streams.kind_of for each service name and
+    for every name one character away from one (replaced, inserted or dropped), upper-cased,
+    braced, without hyphens, with a hyphen moved or a line end after it."""
+    names = ["", "gaming-controls", "gaming-controls\n", "game-", "duel-", "player-"]
+    swaps = "0af9gzA-_ \n{}é"
+    for prefix in ("game-", "duel-", "player-", "Game-", "games-", "playe-"):
+        good = prefix + str(uuid.uuid4())
+        names += [good, good.upper(), good + "\n", prefix + uuid.uuid4().hex]
+        names.append(prefix + "{" + good[len(prefix) :] + "}")
+        at = len(prefix) + 8  # the first hyphen, moved one place on
+        names.append(good[:at] + good[at + 1] + "-" + good[at + 2 :])
+        for i in range(len(good) + 1):
+            for c in swaps:
+                names += [good[:i] + c + good[i + 1 :], good[:i] + c + good[i:]]
+            names.append(good[:i] + good[i + 1 :])
+    rows = owner.execute(
+        "SELECT n, stream_kind(n) FROM unnest(%s::text[]) AS t(n)", (names,)
+    ).fetchall()
+    assert len(rows) == len(names)
+    wrong = [(name, kind) for name, kind in rows if kind != kind_of(name)]
+    assert wrong == []
+    assert {kind_of(n) for n in names} == {None, "game", "duel", "player", "controls"}
