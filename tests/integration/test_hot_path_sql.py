@@ -157,3 +157,52 @@ def _index_entries_read(conn: Conn) -> int:
 def _one_event() -> str:
     """append_events' argument for one event of no game (this test's database is its own)."""
     return json.dumps([[str(uuid.uuid4()), "Noted", 1, "{}", "{}"]])
+
+
+#: Stream ids and hashes near the edges of 0002's shapes: lengths, classes, case, whitespace.
+NEAR_MISSES = [
+    *("g" + "a" * n for n in (0, 98, 99, 100)),
+    "game-1",
+    "Game-1",
+    "1game",
+    "-game",
+    "game_1",
+    "game-1\n",
+    " game",
+    "",
+    "gamé",
+    *("a" * n for n in (63, 64, 65)),
+    *("0123456789abcdef" * 4 + tail for tail in ("", "0", "\n")),
+    "0123456789ABCDEF" * 4,
+    "0123456789abcdeg" * 4,
+    "é" * 32,
+]
+
+
+def test_the_log_s_shape_checks_keep_0002_s_rules(admin_conn: Conn) -> None:
+    """0040's cheaper CHECKs on events (an unbounded class and a length) accept exactly what
+    0002's bounded regexes accepted."""
+    rows = admin_conn.execute(
+        """
+        SELECT s,
+               s ~ '^[a-z][a-z0-9-]{0,99}$',
+               char_length(s) <= 100 AND s ~ '^[a-z][a-z0-9-]*$',
+               s ~ '^[0-9a-f]{64}$',
+               octet_length(s) = 64 AND s ~ '^[0-9a-f]*$'
+          FROM unnest(%s::text[]) AS s
+        """,
+        (NEAR_MISSES,),
+    ).fetchall()
+    for text, old_id, new_id, old_hash, new_hash in rows:
+        assert (old_id, old_hash) == (new_id, new_hash), text
+    assert any(r[1] for r in rows)  # an id's shape met somewhere
+    assert any(r[3] for r in rows)  # and a hash's
+    kept = {
+        str(r[0])
+        for r in admin_conn.execute(
+            "SELECT conname FROM pg_constraint WHERE conrelid = 'events'::regclass"
+            " AND contype = 'c' AND convalidated"
+        ).fetchall()
+    }
+    assert {"events_stream_id_shape", "events_prev_hash_shape", "events_hash_shape"} <= kept
+    assert not kept & {"events_stream_id_check", "events_prev_hash_check", "events_hash_check"}
