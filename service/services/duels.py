@@ -29,7 +29,14 @@ from service.core.dealing import CertificationDeal
 from service.core.duel_verification import DuelVerification, SeatStream, verify_duel
 from service.core.paytable import Paytable, paytable_for
 from service.core.streams import duel_stream, game_stream
-from service.errors import CertificationDisabled, DuelNotOver, NotFound, RuleViolation, TimeUp
+from service.errors import (
+    CertificationDisabled,
+    DuelNotOver,
+    IntegrityBreach,
+    NotFound,
+    RuleViolation,
+    TimeUp,
+)
 from service.games import game_named
 from service.games.klondike import KLONDIKE_DUEL
 from service.services import history_audits as audit
@@ -218,7 +225,7 @@ class Duels:
         with self._uow() as uow:
             stored = uow.open_command(request)
             if stored is not None:
-                return self._replayed(uow, stored, player_id)
+                return self._replayed(uow, stored, player_id, duel_id)
             # The player's row locked before the checks read their exclusion and limits, as a
             # deal's (migrations/0036); a seat is one player's, so no one else waits on it.
             uow.projections.player_locked(player_id)
@@ -287,7 +294,7 @@ class Duels:
                 with self._uow() as uow:
                     stored = uow.claim(request)
                     if stored is not None:
-                        return self._replayed(uow, stored, player_id)
+                        return self._replayed(uow, stored, player_id, duel_id)
                     state, records = self._read(uow, duel_id)
                     seat = self._seat(state, duel_id, player_id)
                     if seat.game_id is None:
@@ -420,7 +427,7 @@ class Duels:
         with self._uow() as uow:
             stored = uow.open_command(request)
             if stored is not None:
-                return self._replayed(uow, stored, None)
+                return self._replayed(uow, stored, None, duel_id)
             state, records = self._read(uow, duel_id)
             games = []
             for seat in state.seats:
@@ -670,13 +677,28 @@ class Duels:
         return LoadedDuel(state, records[0].recorded_at, ended, own)
 
     def _replayed(
-        self, uow: UnitOfWork, stored: dict[str, object], player_id: uuid.UUID | None
+        self,
+        uow: UnitOfWork,
+        stored: dict[str, object],
+        player_id: uuid.UUID | None,
+        duel_id: uuid.UUID | None = None,
     ) -> LoadedDuel:
-        """Answer an idempotent retry with the duel as the first request left it."""
-        duel_id = uuid.UUID(str(stored["duel_id"]))
+        """Answer an idempotent retry with the duel as the first request left it. The stored
+        result is not authority (the service's login may write idempotency records): the duel
+        it names must be the one the request names, and seat the player asking."""
+        named = uuid.UUID(str(stored["duel_id"]))
         version = int(str(stored["version"]))
-        records = uow.events.read_stream(duel_stream(duel_id), to_version=version)
-        state = d.fold(_decode_duel(records))
+        records = uow.events.read_stream(duel_stream(named), to_version=version)
+        state = d.fold(_decode_duel(records)) if len(records) == version else None
+        if (
+            state is None
+            or (duel_id is not None and named != duel_id)
+            or (player_id is not None and state.seat_of(str(player_id)) is None)
+        ):
+            raise IntegrityBreach(
+                f"an idempotency record names duel {named} v{version}, which is not what its "
+                "request names"
+            )
         loaded = replace(self._loaded(state, records, None), replayed=True)
         seat = state.seat_of(str(player_id)) if player_id else None
         return self._with_own(uow, loaded, seat) if seat is not None else loaded

@@ -180,7 +180,7 @@ class Games:
         with self._uow() as uow:
             stored = uow.open_command(request)
             if stored is not None:
-                return self._replayed(uow, stored)
+                return self._replayed(uow, stored, player_id=player_id)
             # The player's row locked first: a deal of theirs racing this one waits here and
             # then sees its game and its stake (migrations/0036).
             player = uow.projections.player_locked(player_id)
@@ -365,7 +365,7 @@ class Games:
                     else:
                         stored = uow.claim(request)
                         if stored is not None:
-                            return self._replayed(uow, stored)
+                            return self._replayed(uow, stored, game_id=game_id)
                     checked = (
                         self._safer.session_checked(request) if paused_by_session_checks else None
                     )
@@ -688,11 +688,30 @@ class Games:
         elif state.info is not None:
             seal_seat_from_staff(uow, state.info.duel_id)
 
-    def _replayed(self, uow: UnitOfWork, stored: dict[str, object]) -> LoadedGame:
-        """Answer an idempotent retry with the game as the first request left it."""
-        game_id = uuid.UUID(str(stored["game_id"]))
+    def _replayed(
+        self,
+        uow: UnitOfWork,
+        stored: dict[str, object],
+        *,
+        game_id: uuid.UUID | None = None,
+        player_id: uuid.UUID | None = None,
+    ) -> LoadedGame:
+        """Answer an idempotent retry with the game as the first request left it. The stored
+        result is not authority (the service's login may write idempotency records): the game
+        it names must be the one the request names, or the deal's player's."""
+        named = uuid.UUID(str(stored["game_id"]))
         version = int(str(stored["version"]))
-        records = uow.events.read_stream(game_stream(game_id), to_version=version)
+        records = uow.events.read_stream(game_stream(named), to_version=version)
+        owner = records[0].data.get("player_id") if records else None
+        if (
+            len(records) != version
+            or (game_id is not None and named != game_id)
+            or (player_id is not None and owner != str(player_id))
+        ):
+            raise IntegrityBreach(
+                f"an idempotency record names game {named} v{version}, which is not what its "
+                "request names"
+            )
         loaded = self._after(None, g.fold(decode_records(records)), _times(records))
         return replace(loaded, replayed=True)
 

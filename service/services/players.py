@@ -18,6 +18,7 @@ from service.core.context import RequestContext, event_metadata
 from service.core.paytable import Paytable, paytable_for
 from service.core.streams import player_stream
 from service.errors import (
+    IntegrityBreach,
     NotFound,
     PlayerConflict,
     RuleViolation,
@@ -101,6 +102,11 @@ class Players:
             stored = uow.open_command(request)
             if stored is not None:
                 row = self._player(uow, uuid.UUID(stored["player_id"]))
+                if (row.external_ref, row.currency) != (external_ref, currency):
+                    raise IntegrityBreach(
+                        f"an idempotency record names player {row.player_id}, not the one "
+                        "its request opens"
+                    )
                 return Opened(row, bool(stored["created"]), replayed=True)
             # The reference locked first: an opening of it racing this one waits here and
             # then finds its player, as a later opening does.
@@ -186,8 +192,17 @@ class Players:
         with self._uow() as uow:
             stored = uow.open_command(request)
             if stored is not None:
-                found = uow.ledger.posted(stored["client_transaction_id"])
-                assert found is not None  # it was posted in the transaction that stored it
+                found = uow.ledger.posted(str(stored.get("client_transaction_id")))
+                # Not authority (the service's login may write idempotency records): it must
+                # name this player's transfer of this kind, posted with it.
+                kind = "deposit" if deposit else "withdrawal"
+                if found is None or (found[0].kind, found[0].cause_stream) != (
+                    kind,
+                    player_stream(player_id),
+                ):
+                    raise IntegrityBreach(
+                        "an idempotency record names no transfer of this request's kind and player"
+                    )
                 return found[0]
             # The player's row locked before the deposit limits and the stream's head are read:
             # a transfer racing this one waits, then reads both as it left them (0036).

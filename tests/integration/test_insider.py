@@ -297,6 +297,45 @@ def test_zeroed_finance_projections_are_named_by_the_audit(
     assert {c for c, _ in checks} == {"daily-totals", "daily-cashier"}
 
 
+def _forge_idempotency(insider: Conn, request: RequestContext, result: dict[str, Any]) -> None:
+    """An idempotency record written with the service's login (it may write them) for a
+    request not yet made, as if it had completed with ``result``."""
+    assert request.idempotency_key is not None
+    insider.execute(
+        "INSERT INTO idempotency_keys (scope, key, fingerprint, result) VALUES (%s, %s, %s, %s)",
+        (request.actor.id, request.idempotency_key, request.fingerprint, Jsonb(result)),
+    )
+    insider.commit()
+
+
+def test_an_idempotency_record_is_not_authority(fresh_container: Container, insider: Conn) -> None:
+    """A stored result naming another player's game, a deposit for a withdrawal or another
+    player, or another external reference's account, is checked against its request before it
+    is answered: refused (IntegrityBreach), nothing applied; an honest retry is answered."""
+    world = World(fresh_container)
+    ann, bob = world.player(balance=5_000), world.player(balance=5_000)
+    anns = world.game(ann)
+    deal = replace(as_player(bob.player_id), idempotency_key="deal-1", fingerprint="f")
+    _forge_idempotency(insider, deal, {"game_id": anns.state.game_id, "version": 2})
+    with pytest.raises(IntegrityBreach, match="idempotency record names game"):
+        fresh_container.games.start(deal, bob.player_id, "vegas-draw1", 520)
+    deposit = fresh_container.players.deposit(OPERATOR, ann.player_id, 100, f"d-{uuid.uuid4()}")
+    cash = replace(OPERATOR, idempotency_key="cash-1", fingerprint="f")
+    _forge_idempotency(insider, cash, {"client_transaction_id": deposit.client_transaction_id})
+    with pytest.raises(IntegrityBreach, match="idempotency record names no transfer"):
+        fresh_container.players.withdraw(cash, bob.player_id, 100, f"w-{uuid.uuid4()}")
+    opening = replace(OPERATOR, idempotency_key="open-1", fingerprint="f")
+    _forge_idempotency(insider, opening, {"player_id": str(ann.player_id), "created": False})
+    with pytest.raises(IntegrityBreach, match="idempotency record names player"):
+        fresh_container.players.open_account(opening, f"ext-{uuid.uuid4()}", "GBP")
+    assert world.balance(bob) == 5_000  # nothing applied
+    # The honest counterpart: a real retry is answered as the first attempt was.
+    honest = replace(as_player(bob.player_id), idempotency_key="deal-2", fingerprint="f")
+    first = fresh_container.games.start(honest, bob.player_id, "vegas-draw1", 520)
+    again = fresh_container.games.start(honest, bob.player_id, "vegas-draw1", 520)
+    assert (again.state.game_id, again.replayed) == (first.state.game_id, True)
+
+
 # --- balances -------------------------------------------------------------------------------------
 
 
