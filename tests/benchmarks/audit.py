@@ -310,6 +310,7 @@ def run() -> Iterator[str]:
             database_url=url,
             migration_database_url=found.owner_url,
             audit_database_url=found.audit_url,
+            background_database_url=found.background_url,
             data_dir=data_dir,
             seed_keys=(key,),
             celery_broker_url=broker,
@@ -338,6 +339,7 @@ def run() -> Iterator[str]:
                 "APP_ENV": "development",
                 "DATABASE_URL": url,
                 "AUDIT_DATABASE_URL": found.audit_url,  # the audit is the worker's (0037)
+                "BACKGROUND_DATABASE_URL": found.background_url,  # the worker's own (0039)
                 "DATA_DIR": str(data_dir),
                 "SEED_ENCRYPTION_KEYS": key,
             }

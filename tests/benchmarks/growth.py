@@ -75,7 +75,13 @@ from service.storage import finance as finance_sql
 from service.storage.audit_reads import POSTINGS_SQL
 from tests.benchmarks.history import load_for
 from tests.credentials import OPERATOR, as_player, mint_test_session, sign_checkpoint
-from tests.dbtools import ScratchDatabase, as_owner, server_admin_url, split_database
+from tests.dbtools import (
+    ScratchDatabase,
+    as_owner,
+    move_db_clock,
+    server_admin_url,
+    split_database,
+)
 
 SIZES = [int(n) for n in os.environ.get("BENCH_GROWTH_EVENTS", "0,1000000").split(",") if n]
 SECONDS = float(os.environ.get("BENCH_GROWTH_SECONDS", "2"))
@@ -369,6 +375,8 @@ def _measure(container: Container, clock: _Clock) -> Measured:
     duel_times: list[float] = []
     idle: list[uuid.UUID] = []
     swept: list[uuid.UUID] = []
+    owner_url = container.settings.migration_database_url
+    assert owner_url is not None
     for batch in range(SWEEPS):
         idle = _idle_games(container)
         time.sleep(1.2)
@@ -380,8 +388,10 @@ def _measure(container: Container, clock: _Clock) -> Measured:
 
         # Duels whose seats are dealt, then the clock past their five minutes.
         clock.now = datetime.now(UTC) + timedelta(minutes=10 * batch)
+        move_db_clock(owner_url, clock.now)  # the database's rules' clock too (0031)
         _dealt_duels(container)
         clock.now += timedelta(minutes=6)
+        move_db_clock(owner_url, clock.now)
         started = time.perf_counter()
         swept = container.duels.sweep(limit=10_000)
         duel_times.append((time.perf_counter() - started) / max(len(swept), 1) * 1e3)
@@ -506,9 +516,15 @@ def run() -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="vegas-bench-growth-") as tmp, ExitStack() as stack:
         for size in SIZES:
             found = stack.enter_context(split_database(admin, prefix="vegas_bench"))
+            # The idle sweep collects after a second: the database's floor (migrations/0031,
+            # collection_policy) set to it by the owner, as a deployment's owner would.
+            with psycopg.connect(found.owner_url, autocommit=True) as owner:
+                owner.execute("UPDATE collection_policy SET idle_after = interval '1 second'")
             settings = replace(
                 Settings(),
                 database_url=found.service_url,
+                migration_database_url=found.owner_url,  # the rules' clock, moved (tests/dbtools)
+                background_database_url=found.background_url,  # beat's checkpoints (0039)
                 data_dir=Path(tmp),
                 seed_keys=(Fernet.generate_key().decode(),),
                 certification_mode=True,

@@ -87,6 +87,7 @@ def run() -> Iterator[str]:
                 database_url=found.service_url,
                 migration_database_url=found.owner_url,
                 audit_database_url=found.audit_url,
+                background_database_url=found.background_url,
                 seed_keys=(Fernet.generate_key().decode(),),
                 pool_max_size=4,
             ),
