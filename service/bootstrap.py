@@ -198,7 +198,7 @@ def build(
             owner_unit_of_work=owner_unit_of_work,
             session_idle=settings.session_idle,
         ),
-        audits=Audits(unit_of_work, settings.paytables, send_task, reads),
+        audits=Audits(unit_of_work, settings.paytables, send_task, reads, settings.audit_plan_wait),
         reports=Reports(unit_of_work, settings.paytables, reads),
         anchors=anchors,
         safer=safer,

@@ -27,10 +27,6 @@ SendTask = Callable[..., Any]
 #: The events that end a game: nothing may follow them in its stream.
 
 
-#: How long asking for an audit waits for the audit's worker to plan it, to answer its total.
-PLAN_WAIT_S = 5.0
-
-
 class Audits:
     def __init__(
         self,
@@ -38,8 +34,11 @@ class Audits:
         paytables: Mapping[str, Paytable],
         send_task: SendTask,
         reads: StaffReads,
+        plan_wait: float = 2.0,
     ) -> None:
         self._uow = unit_of_work
+        #: How long asking for an audit waits for the audit's worker to plan it (its total).
+        self._plan_wait = plan_wait
         self._paytables = paytables
         self._send_task = send_task
         #: Staff's reads: the replica when there is one (service/services/staff_reads.py).
@@ -80,7 +79,7 @@ class Audits:
         # Answer with its plan (total) as before, once the worker has made it: planning is a
         # few reads. Workers busy or down: the audit as asked for (total 0 until planned).
         # Read back where it was written: a replica would only be waited for.
-        deadline = time.monotonic() + PLAN_WAIT_S
+        deadline = time.monotonic() + self._plan_wait
         pause = 0.01
         while True:
             found = _status(self._uow, audit_id)
