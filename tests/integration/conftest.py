@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
+from typing import Any
 
+import psycopg
 import pytest
 
 from service.bootstrap import Container
@@ -12,6 +15,7 @@ from service.services.games import LoadedGame
 from service.storage.projections import PlayerRow
 from tests.builders import easy_deck
 from tests.credentials import OPERATOR, as_player, mint_test_session, player_token
+from tests.dbtools import ScratchDatabase
 
 #: What tests here import from this module (kept as their names for them).
 __all__ = ["OPERATOR", "World", "as_player", "mint_test_session", "player_token", "world"]
@@ -62,3 +66,15 @@ class World:
 @pytest.fixture
 def world(container: Container) -> World:
     return World(container)
+
+
+@pytest.fixture
+def insider(
+    fresh_database: ScratchDatabase, fresh_container: Container
+) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
+    """The service's own login on fresh_container's database, as its pool opens it: what an
+    insider holding that login may do (issue 36)."""
+    with psycopg.connect(fresh_database.service_url) as conn:
+        conn.execute("SET ROLE vegas_app")
+        conn.commit()
+        yield conn

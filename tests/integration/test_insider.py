@@ -63,15 +63,6 @@ Conn = psycopg.Connection[tuple[Any, ...]]
 
 
 @pytest.fixture
-def insider(fresh_database: ScratchDatabase, fresh_container: Container) -> Iterator[Conn]:
-    """The service's own login on fresh_container's database, as its pool opens it."""
-    with psycopg.connect(fresh_database.service_url) as conn:
-        conn.execute("SET ROLE vegas_app")
-        conn.commit()
-        yield conn
-
-
-@pytest.fixture
 def owner(fresh_database: ScratchDatabase, fresh_container: Container) -> Iterator[Conn]:
     """The owner's login on fresh_container's database (autocommit): writes around the service."""
     with psycopg.connect(fresh_database.owner_url, autocommit=True) as conn:

@@ -5,7 +5,6 @@ each login, and over HTTP with the web process's own login and a real worker."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -20,29 +19,12 @@ from service.services import history_audits as audit
 from service.services.players import Players
 from service.services.verification import verify_behind, verify_player
 from tests.credentials import staff
-from tests.dbtools import ScratchDatabase
 from tests.integration.conftest import OPERATOR, World, as_player
 from tests.integration.test_audit import _tamper
+from tests.integration.test_insider import _refused
 from tests.workers import celery_processes
 
 Conn = psycopg.Connection[tuple[Any, ...]]
-
-
-@pytest.fixture
-def insider(fresh_database: ScratchDatabase, fresh_container: Container) -> Iterator[Conn]:
-    """The service's own login on fresh_container's database, as its pool opens it."""
-    with psycopg.connect(fresh_database.service_url) as conn:
-        conn.execute("SET ROLE vegas_app")
-        conn.commit()
-        yield conn
-
-
-def _refused(conn: Conn, statement: str, params: tuple[object, ...] = ()) -> None:
-    try:
-        with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            conn.execute(statement, params)
-    finally:
-        conn.rollback()
 
 
 def _point(container: Container, player_id: uuid.UUID) -> int | None:
