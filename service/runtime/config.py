@@ -101,7 +101,7 @@ class Settings:
     verify_players_every: float = 30.0
     #: How long POST /v1/audits waits for the audit's worker to plan the audit, so its answer
     #: carries its total (planning is a few reads); then it answers with total 0 until planned.
-    audit_plan_wait: float = 2.0
+    audit_plan_wait: float = 5.0
     certification_mode: bool = False
     idle_collect_after: timedelta = timedelta(hours=24)
     #: A player session lapses after this long without a request (GLI-19 s2.5.4: 30 minutes).
@@ -200,7 +200,7 @@ class Settings:
                 horizon_check_every=float(env.get("HORIZON_CHECK_EVERY_SECONDS", "15")),
                 withdrawal_verify_timeout=float(env.get("WITHDRAWAL_VERIFY_TIMEOUT_SECONDS", "20")),
                 verify_players_every=float(env.get("VERIFY_PLAYERS_EVERY_SECONDS", "30")),
-                audit_plan_wait=float(env.get("AUDIT_PLAN_WAIT_SECONDS", "2")),
+                audit_plan_wait=float(env.get("AUDIT_PLAN_WAIT_SECONDS", "5")),
                 certification_mode=certification,
                 idle_collect_after=timedelta(
                     seconds=int(env.get("IDLE_COLLECT_AFTER_SECONDS", str(24 * 3600)))

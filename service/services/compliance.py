@@ -34,7 +34,7 @@ class Audits:
         paytables: Mapping[str, Paytable],
         send_task: SendTask,
         reads: StaffReads,
-        plan_wait: float = 2.0,
+        plan_wait: float = 5.0,
     ) -> None:
         self._uow = unit_of_work
         #: How long asking for an audit waits for the audit's worker to plan it (its total).
