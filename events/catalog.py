@@ -454,6 +454,37 @@ class RealityCheckAcknowledged:
 
 
 @dataclass(frozen=True, slots=True)
+class FindingNamed:
+    """One finding of a withdrawal's hold, exactly as the audit's verification recorded it."""
+
+    check: str
+    location: str
+    expected: str
+    found: str
+
+
+@dataclass(frozen=True, slots=True)
+class BalanceCorrected:
+    """An operator's correction of a found forgery (issue 36): it names the hold
+    (``hold``, the withdrawal-held significant event) and the findings it answers, says why,
+    and moves ``amount`` between the player's wallet and a house account (``debit``: out of the
+    wallet, as forged money is taken back; ``credit``: into it; 0 moves nothing). A later
+    verification of the player no longer holds a withdrawal on the findings it names."""
+
+    TYPE: ClassVar[str] = "BalanceCorrected"
+    VERSION: ClassVar[int] = 1
+
+    correction_id: str  # the ledger transaction's id is correction:<correction_id>
+    hold: int
+    findings: tuple[FindingNamed, ...]
+    reason: str
+    amount: int  # minor units, 0 or more
+    currency: str  # the player's wallet's
+    direction: str  # debit or credit (the player's wallet's side)
+    account: str  # house-payouts, house-stakes or cashier (of the currency)
+
+
+@dataclass(frozen=True, slots=True)
 class GamingSwitched:
     """An operator switched gaming off or back on (GLI-19 s2.4.1, s4.15.1, A.6.3): for
     everyone (scope "all", target "*"), one game (its id), one game version (its
@@ -512,6 +543,7 @@ PlayerEvent = (
     | LimitChanged
     | PlayerExcluded
     | RealityCheckAcknowledged
+    | BalanceCorrected
 )
 
 DuelEvent = DuelOpened | SeatTaken | SeatDealt | SeatFinished | DuelSettled | DuelCancelled
@@ -533,6 +565,7 @@ PLAYER_EVENT_TYPES: tuple[type[PlayerEvent], ...] = (
     LimitChanged,
     PlayerExcluded,
     RealityCheckAcknowledged,
+    BalanceCorrected,
 )
 
 #: The operator's switches: the gaming-controls stream.

@@ -362,6 +362,30 @@ class GamingSwitchedSchema(EventSchema):
     reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
 
 
+class FindingNamedSchema(EventSchema):
+    event_class = catalog.FindingNamed
+    check = fields.String(required=True, validate=validate.Length(min=1, max=100))
+    location = fields.String(required=True, validate=validate.Length(min=1, max=500))
+    expected = fields.String(required=True, validate=validate.Length(max=2000))
+    found = fields.String(required=True, validate=validate.Length(max=2000))
+
+
+class BalanceCorrectedSchema(EventSchema):
+    event_class = catalog.BalanceCorrected
+    correction_id = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    hold = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    findings = fields.List(
+        fields.Nested(FindingNamedSchema), required=True, validate=validate.Length(min=1, max=50)
+    )
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
+    amount = fields.Integer(required=True, strict=True, validate=NON_NEGATIVE)
+    currency = fields.String(required=True, validate=CURRENCY)
+    direction = fields.String(required=True, validate=validate.OneOf(("debit", "credit")))
+    account = fields.String(
+        required=True, validate=validate.OneOf(("house-payouts", "house-stakes", "cashier"))
+    )
+
+
 SCHEMAS: dict[type[Any], Schema] = {
     schema.event_class: schema()
     for schema in (
@@ -393,6 +417,7 @@ SCHEMAS: dict[type[Any], Schema] = {
         LimitChangedSchema,
         PlayerExcludedSchema,
         RealityCheckAcknowledgedSchema,
+        BalanceCorrectedSchema,
         GamingSwitchedSchema,
     )
 }

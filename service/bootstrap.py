@@ -18,6 +18,7 @@ from service.services.access import Access
 from service.services.checkpoints import Anchors, load_keys
 from service.services.compliance import Audits
 from service.services.controls import Controls
+from service.services.corrections import Corrections
 from service.services.duels import Duels
 from service.services.finance_reports import Reports
 from service.services.games import Games
@@ -39,6 +40,8 @@ class Container:
     replica_pool: ConnectionPool | None
     vault: SeedVault
     players: Players
+    #: Operators' corrections of found forgeries, answering withdrawals' holds (0041).
+    corrections: Corrections
     games: Games
     duels: Duels
     access: Access
@@ -181,6 +184,7 @@ def build(
                 verify_here if audit_url is not None else None,
             ),
         ),
+        corrections=Corrections(unit_of_work, dict(settings.paytables)),
         games=games,
         duels=Duels(
             unit_of_work,

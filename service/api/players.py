@@ -24,10 +24,12 @@ from service.api.requests import (
 from service.api.schemas.common import PageQuerySchema
 from service.api.schemas.duels import RevokedSchema
 from service.api.schemas.players import (
+    CorrectionSchema,
     HistoryLineSchema,
     HistoryPageSchema,
     LedgerQuerySchema,
     LedgerTransactionSchema,
+    NewCorrectionSchema,
     NewPlayerSchema,
     PlayerSchema,
     PreferencesSchema,
@@ -168,6 +170,53 @@ def _transfer_route(kind: str) -> None:
 
 _transfer_route("deposits")
 _transfer_route("withdrawals")
+
+
+@blp.route("/<uuid:player_id>/corrections", methods=["POST"])
+@allow("operator")
+@blp.doc(
+    security=BEARER,
+    parameters=[IDEMPOTENCY_KEY_HEADER],
+    summary="Answer a withdrawal's hold: an operator's correction of what the audit found",
+    description="Names the hold (the withdrawal-held significant event a 409 withdrawal-held "
+    "named) and the findings it answers (all of the hold's unless listed), says why, and moves "
+    "amount between the wallet and a house account (debit: forged money taken back out of the "
+    "wallet; credit: money restored into it; 0: nothing moves). Recorded as a BalanceCorrected "
+    "event on the player's stream and, if money moves, a ledger transaction of kind correction "
+    "caused by it. The player's history is then verified without holding on what it names, so "
+    "the held withdrawal, asked again, pays. 404 for a hold that is not this player's; 422 for "
+    "a finding the hold does not list; 409 insufficient-funds for a debit above the balance.",
+)
+@blp.arguments(NewCorrectionSchema)
+@blp.response(201, CorrectionSchema)
+@problems(blp, *AUTHENTICATED, *WITH_BODY, 404, 409, 422)
+def correct(body: dict[str, Any], player_id: uuid.UUID) -> Any:
+    done = services().corrections.correct(
+        request_context(),
+        player_id,
+        body["hold"],
+        body["reason"],
+        amount=body["amount"],
+        direction=body["direction"],
+        account=body["account"],
+        findings=body.get("findings"),
+    )
+    event = done.event
+    answer = {
+        "correction_id": done.correction_id,
+        "player_id": player_id,
+        "hold": event.hold,
+        "reason": event.reason,
+        "findings": event.findings,
+        "amount": event.amount,
+        "currency": event.currency,
+        "direction": event.direction,
+        "account": event.account,
+        "cause": done.cause,
+        "transaction": _transaction(done.transaction, player_id) if done.transaction else None,
+    }
+    headers = {"Idempotent-Replayed": "true"} if done.replayed else {}
+    return answer, 201, headers
 
 
 @blp.route("/<uuid:player_id>/wallet", methods=["GET"])

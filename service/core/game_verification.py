@@ -630,8 +630,8 @@ def verify_player_stream(
     records: Sequence[RecordedEvent], postings: Sequence[PostingRow]
 ) -> list[Finding]:
     """A player's stream: its hash chain, and exactly the cashier transaction each deposit or
-    withdrawal event calls for (compare_ledger: its kind, amount and postings), and nothing
-    else."""
+    withdrawal event calls for, and each operator's correction (compare_ledger: its kind, amount
+    and postings), and nothing else."""
     findings: list[Finding] = []
 
     def fail(check: str, location: str, expected: object, found: object) -> None:
@@ -651,5 +651,12 @@ def verify_player_stream(
             continue
         if entry is not None:
             expected[record.version] = entry
+        if record.type == "BalanceCorrected" and record.metadata.get("role") != "operator":
+            fail(
+                "ledger",
+                _location(stream, record.version),
+                "a correction recorded with an operator's key",
+                record.metadata.get("role"),
+            )
     compare_ledger(fail, stream, expected, postings, records[-1].version)
     return findings

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from datetime import timedelta
 
-from events.catalog import GamingSwitched, LimitChanged, PlayerExcluded
+from events.catalog import BalanceCorrected, GamingSwitched, LimitChanged, PlayerExcluded
 from events.codec import InvalidEvent, UnknownEvent
 from events.records import RecordedEvent
 from service.core import controls, ledger
@@ -198,3 +198,26 @@ def seed_findings(records: Sequence[RecordedEvent], secrets: Collection[str]) ->
         return []
     deal = next(r for r in records if r.type in DEALS)
     return [Finding("seed", _where(deal), f"its sealed secret kept under {secret}", "none")]
+
+
+# --- corrections ------------------------------------------------------------------------------
+
+
+def corrected(records: Iterable[RecordedEvent]) -> frozenset[Finding]:
+    """The findings an operator's corrections on a player's stream answer (BalanceCorrected,
+    recorded with an operator's key: migrations/0041 refuses any other), exactly as named."""
+    answered: set[Finding] = set()
+    for record in records:
+        if record.type != BalanceCorrected.TYPE or record.metadata.get("role") != OPERATOR:
+            continue
+        event = record.decode()
+        assert isinstance(event, BalanceCorrected)
+        answered.update(Finding(f.check, f.location, f.expected, f.found) for f in event.findings)
+    return frozenset(answered)
+
+
+def unanswered(findings: Iterable[Finding], records: Iterable[RecordedEvent]) -> list[Finding]:
+    """What a withdrawal is still held on: the findings no correction in ``records`` (the
+    player's stream) names. What was found stays in the log; a correction answers it."""
+    answered = corrected(records)
+    return [f for f in findings if f not in answered]

@@ -33,6 +33,7 @@ from typing import Literal
 
 from events.catalog import (
     AnyEvent,
+    BalanceCorrected,
     Collected,
     DuelCancelled,
     DuelEvent,
@@ -45,7 +46,15 @@ from events.catalog import (
 )
 
 TransactionKind = Literal[
-    "deposit", "withdrawal", "stake", "winnings", "refund", "duel-fee", "duel-prize", "duel-refund"
+    "deposit",
+    "withdrawal",
+    "stake",
+    "winnings",
+    "refund",
+    "duel-fee",
+    "duel-prize",
+    "duel-refund",
+    "correction",
 ]
 AccountKind = Literal[
     "player", "house-stakes", "house-payouts", "cashier", "duel-pot", "house-rake", "sandbox"
@@ -236,6 +245,33 @@ def refund(
     )
 
 
+#: The house accounts an operator's correction may move money with, by name.
+CORRECTION_ACCOUNTS = {
+    "house-payouts": house_payouts,
+    "house-stakes": house_stakes,
+    "cashier": cashier,
+}
+
+
+def correction(player_id: str, event: BalanceCorrected, cause: tuple[str, int]) -> Entry | None:
+    """An operator's correction (BalanceCorrected): its amount out of the player's wallet to the
+    house account it names (``debit``), or from it into the wallet (``credit``); none for 0."""
+    if event.amount == 0:
+        return None
+    wallet = player_account(player_id, event.currency)
+    house = CORRECTION_ACCOUNTS[event.account](event.currency)
+    debit, credit = (wallet, house) if event.direction == "debit" else (house, wallet)
+    return _entry(
+        f"correction:{event.correction_id}",
+        "correction",
+        event.currency,
+        event.amount,
+        debit,
+        credit,
+        cause,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Movement:
     """What money one recorded event moves: the kind of transaction, its amount and currency
@@ -286,6 +322,8 @@ def entry_for(
         return deposit(player_id, event.currency, event.amount, event.transaction_id, cause)
     if isinstance(event, FundsWithdrawn):
         return withdrawal(player_id, event.currency, event.amount, event.transaction_id, cause)
+    if isinstance(event, BalanceCorrected):
+        return correction(player_id, event, cause)
     money = game_movement(event) if game_id is not None else None
     if money is None or game_id is None:
         return None

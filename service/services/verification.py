@@ -26,8 +26,9 @@ from dataclasses import dataclass
 
 from service.core import ledger
 from service.core.game_verification import Finding
+from service.core.history_checks import unanswered
 from service.core.paytable import Paytable
-from service.core.streams import is_duel, is_game, is_player
+from service.core.streams import is_duel, is_game, is_player, player_stream
 from service.errors import VerificationUnavailable, WithdrawalHeld
 from service.services import history_audits
 from service.services.unit_of_work import UnitOfWork
@@ -40,6 +41,8 @@ log = logging.getLogger(__name__)
 DUEL_ENDINGS = ("DuelSettled", "DuelCancelled")
 #: How many players one run of beat's verification takes on.
 BEHIND_BATCH = 50
+#: How many findings a hold records (and a correction may name at once).
+HOLD_FINDINGS = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +64,13 @@ def verify_player(
     audit_unit_of_work: Callable[[], UnitOfWork],
     player_id: uuid.UUID,
     paytables: Mapping[str, Paytable],
+    *,
+    repeat_hold: bool = True,
 ) -> Verification:
     """Verify the player's history from their point to their wallet's head, as the audit's
-    login (``audit_unit_of_work``), and record the outcome: the point moved, or a hold."""
+    login (``audit_unit_of_work``), and record the outcome: the point moved, or a hold (for a
+    withdrawal, every time; with ``repeat_hold=False``, beat's, only if it differs from the
+    player's standing hold). Findings an operator's correction names hold no longer."""
     with audit_unit_of_work() as uow:
         uow.snapshot()
         AuditReads(uow.conn).no_idle_limit()
@@ -77,27 +84,29 @@ def verify_player(
         if head is None or (point is not None and point >= head):
             return Verification(player_id, point)
         causes = store.causes(wallet, point or 0, head)
-        findings = _verify_causes(uow, wallet, causes, paytables)
+        found = _verify_causes(uow, wallet, causes, paytables)
+        if found:
+            # What an operator's correction answers holds no longer (it stays in the log).
+            own = uow.events.read_streams([player_stream(player_id)])
+            found = unanswered(found, own.get(player_stream(player_id), []))
+        findings = found
     with audit_unit_of_work() as uow:
         store = VerificationStore(uow.conn)
         if not findings:
             store.advance(player_id, head)
             uow.commit()
             return Verification(player_id, head)
+        if not repeat_hold:
+            # Beat's run over a player still held on the same findings: the hold stands.
+            standing = store.latest_hold(player_id)
+            if standing is not None and _named(findings) == standing[1].get("findings"):
+                return Verification(player_id, point, tuple(findings), standing[0])
         hold = uow.significant.record(
             "withdrawal-held",
             "audit",
             {
                 "checks": sorted({f.check for f in findings}),
-                "findings": [
-                    {
-                        "check": f.check,
-                        "location": f.location,
-                        "expected": f.expected,
-                        "found": f.found,
-                    }
-                    for f in findings[:50]
-                ],
+                "findings": _named(findings),
                 "verified_through": point,
                 "head": head,
             },
@@ -112,6 +121,14 @@ def verify_player(
         hold,
     )
     return Verification(player_id, point, tuple(findings), hold)
+
+
+def _named(findings: Sequence[Finding]) -> list[dict[str, str]]:
+    """A hold's findings as it records them (the first 50): what a correction may name."""
+    return [
+        {"check": f.check, "location": f.location, "expected": f.expected, "found": f.found}
+        for f in findings[:HOLD_FINDINGS]
+    ]
 
 
 def _verify_causes(
@@ -159,7 +176,9 @@ def verify_behind(
     """Advance the points of up to ``limit`` players whose wallets moved since (beat)."""
     with audit_unit_of_work() as uow:
         behind = VerificationStore(uow.conn).behind(limit)
-    return [verify_player(audit_unit_of_work, player, paytables) for player in behind]
+    return [
+        verify_player(audit_unit_of_work, player, paytables, repeat_hold=False) for player in behind
+    ]
 
 
 class WithdrawalGate:

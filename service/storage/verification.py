@@ -60,6 +60,22 @@ SELECT id, details FROM significant_events
 """
 
 
+# The player's newest hold, whenever recorded: beat's verification, finding the same again,
+# lets it stand rather than record it every run.
+LATEST_HOLD_SQL = """
+SELECT id, details FROM significant_events
+ WHERE kind = 'withdrawal-held' AND player_id = %(player_id)s
+ ORDER BY id DESC
+ LIMIT 1
+"""
+
+# One hold of the player's, by id: what an operator's correction answers.
+HOLD_BY_ID_SQL = """
+SELECT id, details FROM significant_events
+ WHERE kind = 'withdrawal-held' AND player_id = %(player_id)s AND id = %(hold)s
+"""
+
+
 class VerificationStore:
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self._conn = conn
@@ -90,3 +106,11 @@ class VerificationStore:
     def hold_after(self, player_id: uuid.UUID, after: int) -> tuple[int, dict[str, Any]] | None:
         row = self._conn.execute(HOLD_SQL, {"player_id": player_id, "after": after}).fetchone()
         return None if row is None else (int(row[0]), dict(row[1]))
+
+    def latest_hold(self, player_id: uuid.UUID) -> tuple[int, dict[str, Any]] | None:
+        row = self._conn.execute(LATEST_HOLD_SQL, {"player_id": player_id}).fetchone()
+        return None if row is None else (int(row[0]), dict(row[1]))
+
+    def hold(self, player_id: uuid.UUID, hold: int) -> dict[str, Any] | None:
+        row = self._conn.execute(HOLD_BY_ID_SQL, {"player_id": player_id, "hold": hold}).fetchone()
+        return None if row is None else dict(row[1])

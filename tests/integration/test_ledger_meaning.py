@@ -39,6 +39,7 @@ MONEY_TYPES = {
     "SeatTaken",
     "DuelSettled",
     "DuelCancelled",
+    "BalanceCorrected",
 }
 
 
@@ -52,6 +53,16 @@ PLAYER_EXAMPLES: list[AnyEvent] = [
     catalog.PlayerExcluded("24h", "time-out", "2026-11-30T00:00:00.000000Z"),
     catalog.RealityCheckAcknowledged(
         "2026-11-29T00:00:00.000000Z", "2026-11-29T01:00:00.000000Z", 3600, 520, 0, -520
+    ),
+    catalog.BalanceCorrected(
+        str(uuid.uuid4()),
+        1,
+        (catalog.FindingNamed("hash-chain", "game-x v1", "a", "b"),),
+        "forged winnings taken back",
+        700,
+        "GBP",
+        "debit",
+        "house-payouts",
     ),
     catalog.GamingSwitched("all", "all", False, "maintenance"),
 ]
@@ -139,6 +150,17 @@ def money_world(fresh_container: Container) -> Container:
     c.duels.clock = lambda: later
     move_db_clock(c.settings.migration_database_url or "", later)  # the database's rule's clock
     c.duels.sweep()
+    # an operator's corrections of a hold the audit recorded: one out of the wallet, one in
+    finding = {"check": "ledger", "location": "posting 1", "expected": "a", "found": "b"}
+    with c.audit_unit_of_work() as uow:
+        hold = uow.significant.record(
+            "withdrawal-held", "audit", {"findings": [finding]}, player_id=a.player_id
+        )
+        uow.commit()
+    c.corrections.correct(OPERATOR, a.player_id, hold, "taken back", amount=300)
+    c.corrections.correct(
+        OPERATOR, a.player_id, hold, "restored", amount=200, direction="credit", account="cashier"
+    )
     return c
 
 

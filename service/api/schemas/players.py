@@ -12,6 +12,7 @@ from service.api.schemas.common import (
     PageQuerySchema,
     Strict,
     StrictBoolean,
+    storable,
     text,
 )
 
@@ -58,6 +59,65 @@ class LedgerTransactionSchema(Schema):
     cause = fields.String(required=True, metadata={"description": "stream/version of its event"})
     created_at = fields.DateTime(required=True)
     postings = fields.List(fields.Nested(PostingSchema), required=True)
+
+
+class HoldFindingSchema(Strict):
+    """One finding of a hold, exactly as the hold (its significant event) lists it."""
+
+    check = fields.String(required=True, validate=text(100))
+    location = fields.String(required=True, validate=text(500))
+    expected = fields.String(required=True, validate=[validate.Length(max=2000), storable])
+    found = fields.String(required=True, validate=[validate.Length(max=2000), storable])
+
+
+class NewCorrectionSchema(Strict):
+    hold = fields.Integer(
+        required=True,
+        strict=True,
+        validate=validate.Range(min=1),
+        metadata={"description": "the withdrawal-held significant event it answers"},
+    )
+    reason = fields.String(required=True, validate=text(500))
+    findings = fields.List(
+        fields.Nested(HoldFindingSchema),
+        validate=validate.Length(min=1, max=50),
+        metadata={"description": "the hold's findings it answers; left out: all of them"},
+    )
+    amount = fields.Integer(
+        load_default=0,
+        strict=True,
+        validate=validate.Range(min=0, max=10**12),
+        metadata={"description": "minor units to move; 0 moves nothing"},
+    )
+    direction = fields.String(
+        load_default="debit",
+        validate=validate.OneOf(("debit", "credit")),
+        metadata={"description": "debit: out of the wallet (forged money taken back); credit: in"},
+    )
+    account = fields.String(
+        load_default="house-payouts",
+        validate=validate.OneOf(("house-payouts", "house-stakes", "cashier")),
+        metadata={"description": "the house account, in the wallet's currency, on the other side"},
+    )
+
+
+class CorrectionSchema(Schema):
+    id = fields.String(required=True, attribute="correction_id")
+    player_id = fields.UUID(required=True)
+    hold = fields.Integer(required=True)
+    reason = fields.String(required=True)
+    findings = fields.List(fields.Nested(HoldFindingSchema), required=True)
+    amount = fields.Integer(required=True)
+    currency = fields.String(required=True)
+    direction = fields.String(required=True)
+    account = fields.String(required=True)
+    cause = fields.String(required=True, metadata={"description": "stream/version of its event"})
+    transaction = fields.Nested(
+        LedgerTransactionSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "the money it moved; null when it moved none"},
+    )
 
 
 class SandboxWalletSchema(Schema):
