@@ -20,7 +20,7 @@ from service.services.compliance import Audits
 from service.services.controls import Controls
 from service.services.corrections import Corrections
 from service.services.duels import Duels
-from service.services.finance_reports import Reports
+from service.services.finance_reports import FinanceCatchUp, Reports
 from service.services.games import Games
 from service.services.players import Players
 from service.services.safer_gambling import SaferGambling
@@ -62,6 +62,11 @@ class Container:
     audit_unit_of_work: Callable[[], UnitOfWork]
     #: The audit pool, once opened.
     audit_pools: list[ConnectionPool]
+    #: A unit of work as background work's login (BACKGROUND_DATABASE_URL): the finance
+    #: projections (migrations/0042). ConfigError in a process that does not hold it.
+    background_unit_of_work: Callable[[], UnitOfWork]
+    #: Its pool, once opened (none in the worker, whose own pool it is).
+    background_pools: list[ConnectionPool]
 
     def unit_of_work(self) -> UnitOfWork:
         return UnitOfWork(self.pool)
@@ -72,7 +77,7 @@ class Container:
 
     def close(self) -> None:
         self.pool.close()
-        for owner in [*self.owner_pools, *self.audit_pools]:
+        for owner in [*self.owner_pools, *self.audit_pools, *self.background_pools]:
             owner.close()
         if self.replica_pool is not None:
             self.replica_pool.close()
@@ -84,12 +89,16 @@ def build(
     migrate: bool = True,
     audit_login: bool = True,
     background: bool = False,
+    background_login: bool = True,
 ) -> Container:
     """The services for ``settings``. ``audit_login=False`` (the web process): this process
     never logs in as the audit, and a withdrawal asks the audit's worker to verify the player
     (service/services/verification.py). ``background=True`` (the worker): the services log in
     as the background work's login (BACKGROUND_DATABASE_URL, migrations/0039): the service's
-    rights, and the only one that signs the log's checkpoints without a staff key."""
+    rights, and the only one that signs the log's checkpoints without a staff key and writes the
+    finance projections (0042). ``background_login=False`` (the web process): this process never
+    logs in as background work either, and a finance report asks the worker to fold the log
+    first (service/services/finance_reports.py FinanceCatchUp)."""
     settings = settings or Settings.from_env()
     urls = db.database_urls(settings)
     if migrate:
@@ -135,6 +144,25 @@ def build(
             role = db.AUDIT_GROUP if settings.db_role else ""
             audit_pools.append(db.create_pool(audit_url, settings, name="vegas-audit", role=role))
         return UnitOfWork(audit_pools[0])
+
+    # Background work's login, for a process that holds it but serves with the service's (the
+    # CLI, the tests): opened only if asked for. The worker's own pool is it already.
+    background_pools: list[ConnectionPool] = []
+    background_url = urls.background if background_login else None
+
+    def background_unit_of_work() -> UnitOfWork:
+        if background:
+            return UnitOfWork(pool)
+        if background_url is None:
+            raise ConfigError(
+                "this work runs as background work's login: set BACKGROUND_DATABASE_URL to a "
+                f"login that is a member of {db.BACKGROUND_GROUP} (README: Database roles)"
+            )
+        if not background_pools:
+            background_pools.append(
+                db.create_pool(background_url, settings, name="vegas-background", role="")
+            )
+        return UnitOfWork(background_pools[0])
 
     def verify_here(player_id: Any) -> Verification:
         return verify_player(audit_unit_of_work, player_id, settings.paytables)
@@ -203,7 +231,16 @@ def build(
             session_idle=settings.session_idle,
         ),
         audits=Audits(unit_of_work, settings.paytables, send_task, reads, settings.audit_plan_wait),
-        reports=Reports(unit_of_work, settings.paytables, reads),
+        reports=Reports(
+            settings.paytables,
+            reads,
+            FinanceCatchUp(
+                unit_of_work,
+                send_task,
+                settings.projection_catch_up_timeout,
+                background_unit_of_work if background or background_url is not None else None,
+            ),
+        ),
         anchors=anchors,
         safer=safer,
         controls=Controls(unit_of_work),
@@ -212,4 +249,6 @@ def build(
         owner_unit_of_work=owner_unit_of_work,
         audit_unit_of_work=audit_unit_of_work,
         audit_pools=audit_pools,
+        background_unit_of_work=background_unit_of_work,
+        background_pools=background_pools,
     )

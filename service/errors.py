@@ -290,6 +290,11 @@ class VerificationUnavailable(Exception):
     the withdrawal is not paid unverified; nothing moved. Retry later."""
 
 
+class ProjectionUnavailable(Exception):
+    """Background work did not fold the log into the finance projections in time (its workers
+    are busy or down): no report is answered from figures behind the log. Retry later."""
+
+
 class WithdrawalUnverified(Exception):
     """The database refused a withdrawal's transaction: the player is not verified up to their
     wallet's head (migrations/0037), money having moved on it since the service's verification.

@@ -32,6 +32,7 @@ from service.errors import (
     LogEmpty,
     NotFound,
     PlayerConflict,
+    ProjectionUnavailable,
     RealityCheckDue,
     RuleViolation,
     TimeUp,
@@ -267,6 +268,14 @@ _TYPES = (
         "audit's workers did not answer in time; nothing moved. Retry later.",
     ),
     ProblemType(
+        "projection-unavailable",
+        503,
+        "Finance projections behind",
+        "A finance report is answered only from projections folded up to the log as it stood "
+        "when asked, and background work did not fold them in time; nothing is answered from "
+        "figures behind the log. Retry later.",
+    ),
+    ProblemType(
         "service-unavailable",
         503,
         "Service unavailable",
@@ -369,6 +378,8 @@ def from_exception(error: Exception) -> Problem:
         return Problem(
             "withdrawal-held", str(error), hold=error.hold, checks=sorted(set(error.checks))
         )
+    if isinstance(error, ProjectionUnavailable):
+        return Problem("projection-unavailable", str(error), headers={"Retry-After": "5"})
     if isinstance(error, VerificationUnavailable):
         return Problem("verification-unavailable", str(error), headers={"Retry-After": "5"})
     if isinstance(error, InsufficientFunds):

@@ -35,7 +35,9 @@ SVG = "image/svg+xml"
     "GGR = stakes - payouts - refunds; RTP = payouts / (stakes - refunds). With "
     "Accept: text/csv the same rows, then the period, month-to-date and lifetime totals. "
     "Certification games are played for the sandbox currency XTS and never count in a real "
-    "currency's figures; currency=XTS reports them on their own (sandbox: true).",
+    "currency's figures; currency=XTS reports them on their own (sandbox: true). The figures "
+    "are the log's as it stood when asked: background work folds it into the finance "
+    "projections first, and 503 projection-unavailable if it did not in time.",
 )
 @blp.arguments(DailyQuerySchema, location="query", unknown=RAISE)
 @blp.response(200, DailyReportSchema)

@@ -99,6 +99,9 @@ class Settings:
     withdrawal_verify_timeout: float = 20.0
     #: How often beat advances players' verified points, so a withdrawal re-verifies little.
     verify_players_every: float = 30.0
+    #: How long a finance report waits for background work to fold the log into the finance
+    #: projections up to the moment it was asked (migrations/0042) before it is answered 503.
+    projection_catch_up_timeout: float = 20.0
     #: How long POST /v1/audits waits for the audit's worker to plan the audit, so its answer
     #: carries its total (planning is a few reads); then it answers with total 0 until planned.
     audit_plan_wait: float = 5.0
@@ -200,6 +203,9 @@ class Settings:
                 horizon_check_every=float(env.get("HORIZON_CHECK_EVERY_SECONDS", "15")),
                 withdrawal_verify_timeout=float(env.get("WITHDRAWAL_VERIFY_TIMEOUT_SECONDS", "20")),
                 verify_players_every=float(env.get("VERIFY_PLAYERS_EVERY_SECONDS", "30")),
+                projection_catch_up_timeout=float(
+                    env.get("PROJECTION_CATCH_UP_TIMEOUT_SECONDS", "20")
+                ),
                 audit_plan_wait=float(env.get("AUDIT_PLAN_WAIT_SECONDS", "5")),
                 certification_mode=certification,
                 idle_collect_after=timedelta(

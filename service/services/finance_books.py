@@ -89,6 +89,16 @@ def catch_up(uow: UnitOfWork) -> int:
     return folded
 
 
+def projected_through(uow: UnitOfWork) -> tuple[int, int]:
+    """(how far both finance projections have folded the log, the log's horizon now): a report
+    waits for the first to reach the second (FinanceCatchUp)."""
+    store = FinanceStore(uow.conn)
+    folded = min(
+        store.checkpoint_position(CHECKPOINT), store.checkpoint_position(CASHIER_CHECKPOINT)
+    )
+    return folded, store.horizon()
+
+
 def _fold_cashier(store: FinanceStore, position: int, horizon: int) -> int:
     """The players' deposits and withdrawals after ``position`` into daily_cashier, by the UTC
     day of their events, up to ``horizon``, where the checkpoint moves."""

@@ -4,6 +4,7 @@ against the configuration and keeps the projection caught up before reading it."
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -11,7 +12,7 @@ from typing import Any
 
 from service.core import ledger
 from service.core.paytable import Paytable
-from service.errors import InvalidArgument
+from service.errors import InvalidArgument, ProjectionUnavailable
 from service.rtp.published import publications
 from service.services import finance_books as finance
 from service.services import finance_charts
@@ -29,14 +30,58 @@ class Reconciliation:
     stored: bool
 
 
-class Reports:
+class FinanceCatchUp:
+    """Folds the log into the finance projections before a report reads them. Only background
+    work's login writes them (migrations/0042): a process holding it (the worker, the CLI, the
+    tests) folds in place (``here``); the web process asks the worker
+    (``vegas.project_daily_totals``) and waits until they reach the log's horizon as it stood
+    when asked, or answers ProjectionUnavailable after ``timeout`` seconds."""
+
     def __init__(
         self,
         unit_of_work: Callable[[], UnitOfWork],
-        paytables: Mapping[str, Paytable],
-        reads: StaffReads,
+        send_task: Callable[..., object],
+        timeout: float,
+        here: Callable[[], UnitOfWork] | None = None,
     ) -> None:
         self._uow = unit_of_work
+        self._send_task = send_task
+        self._timeout = timeout
+        self._here = here
+
+    def __call__(self) -> None:
+        if self._here is not None:
+            with self._here() as uow:
+                finance.catch_up(uow)
+            return
+        with self._uow() as uow:
+            folded, horizon = finance.projected_through(uow)
+        if folded >= horizon:
+            return
+        self._send_task("vegas.project_daily_totals")
+        deadline = time.monotonic() + self._timeout
+        pause = 0.01
+        while folded < horizon:
+            if time.monotonic() > deadline:
+                raise ProjectionUnavailable(
+                    f"background work did not fold the log into the finance projections within "
+                    f"{self._timeout:g} s (at {folded} of {horizon}); retry later"
+                )
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+            with self._uow() as uow:
+                folded, _ = finance.projected_through(uow)
+
+
+class Reports:
+    def __init__(
+        self,
+        paytables: Mapping[str, Paytable],
+        reads: StaffReads,
+        catch_up: Callable[[], None],
+    ) -> None:
+        #: Folds the log into the finance projections before a report reads them.
+        self._catch_up = catch_up
         #: Finance's reads: the replica when there is one (service/services/staff_reads.py),
         #: which then holds the projection's catch-up too (it was committed first).
         self._reads = reads
@@ -45,9 +90,10 @@ class Reports:
 
     def daily(self, start: date, end: date, currency: str) -> finance.DailyReport:
         """Per day and variant from ``start`` to ``end`` (inclusive), with month-to-date and
-        lifetime totals as of ``end``. Folds any events the projector has not yet seen first,
-        so the report is as fresh as the log. A real currency's figures never include
-        certification games' sandbox money; ``currency=XTS`` reports the sandbox alone."""
+        lifetime totals as of ``end``. Folds any events the projector has not yet seen first
+        (FinanceCatchUp), so the report is as fresh as the log. A real currency's figures never
+        include certification games' sandbox money; ``currency=XTS`` reports the sandbox
+        alone."""
         if currency not in self._currencies:
             known = ", ".join(sorted(self._currencies))
             raise InvalidArgument("currency", f"no paytable for {currency}; known: {known}")
@@ -55,8 +101,7 @@ class Reports:
             raise InvalidArgument("to", "the range ends before it starts")
         if (end - start).days + 1 > MAX_REPORT_DAYS:
             raise InvalidArgument("to", f"ask for at most {MAX_REPORT_DAYS} days at a time")
-        with self._uow() as uow:
-            finance.catch_up(uow)
+        self._catch_up()
         with self._reads() as uow:
             return finance.daily_report(uow, start, end, currency)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -13,7 +14,8 @@ import pytest
 
 from events.catalog import FundsDeposited, PlayerRegistered
 from events.records import NewEvent
-from service.bootstrap import Container
+from service.app import create_app
+from service.bootstrap import Container, build
 from service.core import game_decider as g
 from service.core import shuffle
 from service.core.paytable import winnings
@@ -21,7 +23,9 @@ from service.core.streams import player_stream
 from service.games import GAMES
 from service.games.golf import GOLF
 from service.services import finance_books as finance
+from tests.credentials import staff
 from tests.integration.conftest import OPERATOR, World, as_player
+from tests.workers import celery_processes
 
 
 def _today() -> date:
@@ -54,9 +58,9 @@ def test_daily_totals_are_projected_once_however_often_the_projector_runs(
     fresh_container: Container,
 ) -> None:
     _scenario(World(fresh_container))
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.background_unit_of_work() as uow:
         first = finance.catch_up(uow)
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.background_unit_of_work() as uow:
         again = finance.catch_up(uow)
     # 3 stakes, 1 collect, 1 void, and the 3 players' deposits; nothing new the 2nd time
     assert (first, again) == (5 + 3, 0)
@@ -93,7 +97,7 @@ def test_stakes_held_carry_over_days_without_play_and_into_later_ranges(
     """Held at a day's end is everything staked by then minus everything settled by then,
     whether the stake was placed inside the range asked for or before it."""
     _scenario(World(fresh_container))  # draw-3: 2,080 staked today and still open
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.background_unit_of_work() as uow:
         finance.catch_up(uow)
     today, day = _today(), timedelta(days=1)
 
@@ -138,11 +142,12 @@ def test_the_lifetime_totals_are_every_day_s_sum_whoever_writes_the_days(
     the sum of daily_totals whatever writes a day's row: the projector, a day deleted, an older
     day added; and the service login may only read it."""
     _scenario(World(fresh_container))
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.background_unit_of_work() as uow:
         finance.catch_up(uow)
     assert _lifetime_matches_the_days(fresh_container)
     yesterday = _today() - timedelta(days=1)
-    with fresh_container.unit_of_work() as uow:  # an older day's money, as a rebuild would
+    # an older day's money, as a rebuild would add it
+    with fresh_container.background_unit_of_work() as uow:
         uow.conn.execute(
             "INSERT INTO daily_totals (day, currency, variant, games_started, stakes)"
             " VALUES (%s, 'GBP', 'golf', 2, 1000)",
@@ -157,7 +162,7 @@ def test_the_lifetime_totals_are_every_day_s_sum_whoever_writes_the_days(
     assert up_to_today.lifetime.stakes == 1_000 + 3_120
     golf = {line.day: line.held_at_end for line in up_to_today.lines if line.variant == "golf"}
     assert golf == {yesterday: 1_000, _today(): 1_000}
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.background_unit_of_work() as uow:
         uow.conn.execute("DELETE FROM daily_totals WHERE day = %s", (_today(),))
         uow.commit()
     assert _lifetime_matches_the_days(fresh_container) == [("GBP", "golf", 2, 0, 1_000, 0, 0, 0, 0)]
@@ -183,13 +188,13 @@ def test_the_cashier_by_day_counts_each_transfer_once_and_each_depositor_once_a_
     world.player(balance=2_500)
     world.player(balance=700, currency="EUR")
     fresh_container.players.withdraw(OPERATOR, a.player_id, 300, f"out-{uuid.uuid4()}")
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.background_unit_of_work() as uow:
         assert finance.catch_up(uow) == 4  # three deposits and a withdrawal
     assert _cashier_today(fresh_container) == (3_500, 300, 2)
     fresh_container.players.deposit(OPERATOR, a.player_id, 50, f"again-{uuid.uuid4()}")
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.background_unit_of_work() as uow:
         assert finance.catch_up(uow) == 1
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.background_unit_of_work() as uow:
         assert finance.catch_up(uow) == 0
     assert _cashier_today(fresh_container) == (3_550, 300, 2)  # a again: no new depositor
     assert _cashier_today(fresh_container, "EUR") == (700, 0, 1)
@@ -224,7 +229,7 @@ def test_a_money_event_committed_after_a_later_position_is_still_folded(
         folded: list[int] = []
 
         def project() -> None:
-            with fresh_container.unit_of_work() as uow:
+            with fresh_container.background_unit_of_work() as uow:
                 folded.append(finance.catch_up(uow))
 
         projector = threading.Thread(target=project)
@@ -239,7 +244,7 @@ def test_a_money_event_committed_after_a_later_position_is_still_folded(
 
 def test_the_report_has_zero_rows_for_days_without_play(fresh_container: Container) -> None:
     _scenario(World(fresh_container))
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.background_unit_of_work() as uow:
         finance.catch_up(uow)
     start = _today() - timedelta(days=2)
     with fresh_container.unit_of_work() as uow:
@@ -258,7 +263,7 @@ def test_the_report_has_zero_rows_for_days_without_play(fresh_container: Contain
 
 def test_the_report_as_csv(fresh_container: Container) -> None:
     _scenario(World(fresh_container))
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.background_unit_of_work() as uow:
         finance.catch_up(uow)
     with fresh_container.unit_of_work() as uow:
         text = finance.report_csv(finance.daily_report(uow, _today(), _today(), "GBP"))
@@ -359,7 +364,7 @@ def test_the_report_lists_every_game_with_its_own_money(
     assert done.state.payout == paid == 104  # 3 x 1040 x 1.17 / 35 = 104.29, rounded down
     world.game(world.player(balance=520), stake=520, variant="pyramid")  # left open
 
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.background_unit_of_work() as uow:
         assert finance.catch_up(uow) == 3 + 2  # 2 stakes, 1 collect; the 2 players' deposits
     with fresh_container.unit_of_work() as uow:
         report = finance.daily_report(uow, _today(), _today(), "GBP")
@@ -377,3 +382,42 @@ def test_the_report_lists_every_game_with_its_own_money(
     lines = finance.report_csv(report).splitlines()
     assert f"{_today().isoformat()},golf,GBP,1,1,1040,104,0,936,0.1000,0" in lines
     assert f"{_today().isoformat()},pyramid,GBP,1,0,520,0,0,520,0.0000,520" in lines
+
+
+def test_the_web_process_asks_background_work_to_fold_the_log_before_a_report(
+    fresh_container: Container,
+) -> None:
+    """The web process holds neither the audit's login nor background work's, and may not write
+    the finance projections (migrations/0042): a report asks the worker to fold the log and
+    waits for it, so its figures are the log's as it stood when asked; with no worker to answer
+    in time, 503 projection-unavailable (no figures behind the log)."""
+    settings = fresh_container.settings
+    world = World(fresh_container)
+    player = world.player(balance=5_000)
+    fresh_container.games.collect(
+        as_player(player.player_id), uuid.UUID(world.game(player).state.game_id)
+    )
+    headers = {"Authorization": f"Bearer {staff(fresh_container, 'finance').credential}"}
+    url = f"/v1/reports/daily?from={_today()}&to={_today()}&currency=GBP"
+    answers = []
+    for timeout, worker in ((1.0, False), (60.0, True)):
+        web = build(
+            replace(settings, projection_catch_up_timeout=timeout),
+            migrate=False,
+            audit_login=False,
+            background_login=False,
+        )
+        try:
+            client = create_app(web).test_client()
+            if worker:
+                with celery_processes(settings):
+                    answers.append(client.get(url, headers=headers))
+            else:
+                answers.append(client.get(url, headers=headers))
+        finally:
+            web.close()
+    unanswered, answered = answers
+    assert unanswered.status_code == 503, unanswered.get_json()
+    assert unanswered.get_json()["type"].endswith("/projection-unavailable")
+    assert answered.status_code == 200, answered.get_json()
+    assert answered.get_json()["period"]["stakes"] == 520

@@ -89,7 +89,7 @@ def test_a_loaded_history_passes_every_check_of_the_service(
             reconciled = finance.reconcile(uow, day)
         assert reconciled["mismatches"] == []
         assert reconciled["events_checked"] > 0
-    with container.unit_of_work() as uow:
+    with container.background_unit_of_work() as uow:  # the projector's login writes them
         loaded_totals = _totals(uow.conn)
         assert all(loaded_totals)  # games, their lifetime, deposits and withdrawals, depositors
         for table in ("daily_totals", "daily_cashier", "daily_depositors"):
@@ -98,7 +98,7 @@ def test_a_loaded_history_passes_every_check_of_the_service(
             "DELETE FROM projection_checkpoints WHERE name IN ('daily-totals', 'daily-cashier')"
         )
         uow.commit()
-    with container.unit_of_work() as uow:
+    with container.background_unit_of_work() as uow:
         finance.catch_up(uow)
     with container.unit_of_work() as uow:
         assert _totals(uow.conn) == loaded_totals

@@ -264,24 +264,37 @@ def test_a_forged_checkpoint_neither_stops_the_signing_nor_escapes_the_audit(
     del first
 
 
-def test_zeroed_finance_projections_are_named_by_the_audit(
-    fresh_container: Container, insider: Conn
+def test_the_finance_projections_are_refused_to_the_service_login(
+    fresh_container: Container, insider: Conn, fresh_admin_conn: Conn
 ) -> None:
-    """Item 10: daily_totals and daily_cashier zeroed with the service's login (which still
-    writes them: the daily report folds the newest events on request), so the day's report
-    shows payouts 0. No money moves; the whole-history audit folds the log again and names each
-    day's row that differs from it."""
+    """Item 10: daily_totals and daily_cashier zeroed with the service's login, so that the
+    day's report shows payouts 0, or the projector's checkpoint moved past events so that they
+    are never folded: refused (migrations/0042: only background work's login writes them). Rows
+    altered around every grant (a superuser, triggers off) are named by the whole-history audit,
+    which folds the log again. The honest counterpart: background work folds them, and the
+    report shows the day's money."""
     world = World(fresh_container)
     player = world.player(balance=5_000)
     game = world.game(player)
     fresh_container.games.collect(as_player(player.player_id), uuid.UUID(game.state.game_id))
-    with fresh_container.unit_of_work() as uow:
+    with fresh_container.background_unit_of_work() as uow:
         finance.catch_up(uow)
     assert not {c for c, _ in _log_checks(_run(fresh_container, audit.Scope("all")))}
-    insider.execute("UPDATE daily_totals SET stakes = 0, payouts = 0, games_started = 0")
-    insider.execute("UPDATE daily_cashier SET deposits = 0")
-    insider.commit()
+    for statement in (
+        "UPDATE daily_totals SET stakes = 0, payouts = 0, games_started = 0",
+        "UPDATE daily_cashier SET deposits = 0",
+        "DELETE FROM daily_depositors",
+        "INSERT INTO daily_totals (day, currency, variant, payouts) VALUES (now(), 'GBP', 'x', 9)",
+        "UPDATE projection_checkpoints SET position = position + 1000"
+        " WHERE name IN ('daily-totals', 'daily-cashier')",
+        "DELETE FROM projection_checkpoints WHERE name = 'daily-totals'",
+    ):
+        _refused(insider, statement)
     day = datetime.now(UTC).date()
+    report = fresh_container.reports.daily(day, day, "GBP")
+    assert report.period.stakes == 520  # the day's one game, folded by background work
+    _tamper(fresh_admin_conn, "UPDATE daily_totals SET stakes = 0, payouts = 0, games_started = 0")
+    _tamper(fresh_admin_conn, "UPDATE daily_cashier SET deposits = 0")
     checks = _log_checks(_run(fresh_container, audit.Scope("all")))
     assert ("daily-totals", f"daily_totals {day} GBP vegas-draw1") in checks
     assert ("daily-cashier", f"daily_cashier {day} GBP") in checks
