@@ -17,6 +17,7 @@ import pytest
 from flask import Flask
 from werkzeug.test import TestResponse
 
+from service.api.wiring import container_of
 from service.bootstrap import Container
 from tests.api.client import Http, assert_problem
 from tests.api.factories import Player, PlayerFactory, WalletFactory, deal_certification
@@ -154,6 +155,19 @@ def transfer(kind: str) -> Callable[[World, Role], Call]:
         return Call(f"/v1/players/{world.owner.id}/{kind}", body)
 
     return prepare
+
+
+def correction(world: World, role: Role) -> Call:
+    """An operator's correction of a hold the audit recorded for the owner (as its login)."""
+    container = container_of(world.http.client.application)
+    finding = {"check": "ledger", "location": "posting 1", "expected": "a", "found": "b"}
+    with container.audit_unit_of_work() as uow:
+        hold = uow.significant.record(
+            "withdrawal-held", "audit", {"findings": [finding]}, player_id=uuid.UUID(world.owner.id)
+        )
+        uow.commit()
+    body = {"hold": hold, "reason": "access matrix", "amount": 0}
+    return Call(f"/v1/players/{world.owner.id}/corrections", body)
 
 
 def deal(world: World, role: Role) -> Call:
@@ -329,6 +343,7 @@ ROUTES: tuple[Route, ...] = (
     Route(
         "POST", f"{PLAYER}/withdrawals", transfer("withdrawals"), staff_only(CREATED, "operator")
     ),
+    Route("POST", f"{PLAYER}/corrections", correction, staff_only(CREATED, "operator")),
     Route(
         "GET",
         f"{PLAYER}/wallet",
