@@ -47,6 +47,10 @@ class Player:
     #: A clairvoyant bound only: True if its search is exhaustive on every deal (the bound is
     #: the true maximum), False if it is the best line a bounded search found (a lower bound).
     exact: bool = False
+    #: A searching player's budget per decision, in words ("16 worlds x 3,000 positions a
+    #: candidate"): published beside its figure, so a reader knows how far from the limit of
+    #: its method it may be. Empty for a player that does not search.
+    budget: str = ""
 
 
 def stateless(

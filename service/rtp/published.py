@@ -44,6 +44,7 @@ class Measurement:
     command: str  # what measured it
     measured_on: str  # the day, ISO 8601
     exact: bool = True  # a clairvoyant bound whose every search was exhaustive
+    budget: str = ""  # a searching player's budget per decision (Player.budget); "" if none
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,7 @@ class Figure:
     measured: str
     measured_on: str
     exact: bool
+    budget: str | None  # a searching player's budget per decision, as published; None if none
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +134,7 @@ def figure(measurement: Measurement, multiplier: str | None = None) -> Figure:
         measurement.command,
         measurement.measured_on,
         measurement.exact,
+        measurement.budget or None,
     )
 
 
@@ -147,6 +150,7 @@ def parse(game_id: str, document: dict[str, Any]) -> dict[Kind, Measurement]:
             m["command"],
             m["measured_on"],
             bool(m.get("exact", True)),
+            str(m.get("budget", "")),
         )
     return found
 
@@ -161,6 +165,7 @@ def render(measurements: dict[Kind, Measurement]) -> dict[str, Any]:
                 "measured_on": m.measured_on,
                 "command": m.command,
                 "exact": m.exact,
+                **({"budget": m.budget} if m.budget else {}),
                 "histogram": {str(u): n for u, n in sorted(m.histogram.items())},
             }
             for kind, m in sorted(measurements.items())
@@ -215,6 +220,7 @@ def publish(
         command,
         date.today().isoformat(),
         player.exact if kind == "clairvoyant" else True,
+        player.budget,
     )
     text = json.dumps(render(found), indent=1) + "\n"
     with resources.as_file(path) as real:

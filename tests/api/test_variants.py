@@ -51,6 +51,7 @@ FIGURE_FIELDS = {
     "measured",
     "measured_on",
     "exact",
+    "budget",
 }
 
 

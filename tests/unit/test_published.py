@@ -118,3 +118,15 @@ def test_the_readme_s_games_table_is_the_published_one() -> None:
 def test_a_measurement_file_reads_back_as_written() -> None:
     measured = published.measurements("golf")
     assert published.parse("golf", published.render(measured)) == measured
+
+
+def test_a_searching_player_s_budget_is_published_beside_its_figure() -> None:
+    """A measurement keeps its player's budget per decision (Player.budget) and the figure
+    shows it; one measured before budgets were shows none."""
+    measured = dict(published.measurements("golf"))
+    strong = replace(measured["strong"], budget="16 worlds x 3,000 positions a candidate")
+    measured["strong"] = strong
+    again = published.parse("golf", published.render(measured))
+    assert again == measured
+    assert published.figure(again["strong"]).budget == "16 worlds x 3,000 positions a candidate"
+    assert published.figure(replace(strong, budget="")).budget is None

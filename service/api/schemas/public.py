@@ -44,6 +44,16 @@ class RtpFigureSchema(Schema):
             "bound on that maximum); always true for the other players"
         },
     )
+    budget = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "a searching player's budget per decision (e.g. worlds sampled and "
+            "positions searched per candidate), as measured: how far from the limit of its "
+            "method the figure may be; null for a player that does not search, or one "
+            "published before budgets were"
+        },
+    )
 
 
 class PublishedRtpSchema(Schema):
