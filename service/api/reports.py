@@ -50,7 +50,9 @@ SVG = "image/svg+xml"
 )
 @problems(blp, *AUTHENTICATED, 422)
 def daily(query: dict[str, Any]) -> Any:
-    report = services().reports.daily(query["start"], query["end"], query["currency"])
+    reports = services().reports
+    report = reports.daily(query["start"], query["end"], query["currency"])
+    published = reports.published()
     if request.accept_mimetypes.best_match(["application/json", CSV]) == CSV:
         name = f"daily-{report.currency}-{report.start}-{report.end}.csv"
         return Response(
@@ -73,7 +75,7 @@ def daily(query: dict[str, Any]) -> Any:
             for line in report.lines
         ],
         "variants": [
-            {**_totals(totals), "variant": variant}
+            {**_totals(totals), "variant": variant, "published": published.get(variant)}
             for variant, totals in report.by_variant().items()
         ],
         "period": _totals(report.period),

@@ -13,7 +13,7 @@ from typing import Any
 from service.core import ledger
 from service.core.paytable import Paytable
 from service.errors import InvalidArgument, ProjectionUnavailable
-from service.rtp.published import publications
+from service.rtp.published import Figure, publications
 from service.services import finance_books as finance
 from service.services import finance_charts
 from service.services.staff_reads import StaffReads
@@ -104,6 +104,11 @@ class Reports:
         self._catch_up()
         with self._reads() as uow:
             return finance.daily_report(uow, start, end, currency)
+
+    def published(self) -> dict[str, Figure | None]:
+        """Each game's published RTP at its M (the strong player's, once measured), to set
+        beside its actual RTP: what finance compares the takings with."""
+        return {name: found.displayed if found else None for name, found in publications().items()}
 
     def chart(
         self, kind: str, start: date, end: date, currency: str, variant: str | None = None

@@ -109,6 +109,11 @@ def test_the_charts_draw_the_daily_reports_figures(session: Session) -> None:
             d[name] for d in report["days"] if d["variant"] == "vegas-draw1"
         ), name
     assert {v["variant"] for v in report["variants"]} == {d["variant"] for d in report["days"]}
+    # Beside each game's actual RTP, the RTP it publishes (the strong player's once measured).
+    shown = publication("vegas-draw1")
+    assert shown is not None
+    assert vegas["published"]["rtp"] == shown.displayed.rtp
+    assert vegas["published"]["player"] == shown.displayed.player
 
     rtp = _chart(http, f"{span}&chart=rtp")
     assert f"{float(vegas['rtp']):g}" in _values(rtp)

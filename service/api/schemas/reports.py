@@ -5,6 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from service.api.schemas.common import CURRENCY, Strict
+from service.api.schemas.public import RtpFigureSchema
 from service.games import GAMES
 from service.services import finance_charts
 
@@ -55,6 +56,16 @@ class DayLineSchema(TotalsSchema):
 
 class VariantTotalsSchema(TotalsSchema):
     variant = fields.String(required=True)
+    published = fields.Nested(
+        RtpFigureSchema,
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "the game's published RTP at its M, beside the actual one: the "
+            "strong player's once measured (its player, budget, deals and 95% interval), else "
+            "the reference bot's; null for a game not yet measured"
+        },
+    )
 
 
 class AdvantageLineSchema(Schema):
