@@ -68,6 +68,9 @@ def replicated(data_dir: Path) -> Iterator[Replicated]:
                 environment="test",
                 database_url=database.service_url,
                 migration_database_url=database.owner_url,
+                # a report's catch-up is background work's (migrations/0042)
+                background_database_url=database.background_url,
+                audit_database_url=database.audit_url,
                 replica_database_url=with_user(replica.url(database.name), SERVICE_ROLE),
                 replica_max_wait_ms=300,
                 seed_keys=(Fernet.generate_key().decode(),),
