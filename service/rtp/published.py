@@ -247,7 +247,8 @@ def games_table() -> str:
             s, c = found.strong, found.clairvoyant
             figures[0] = f"{_interval(found.bot)}, {found.bot.games:,} deals"
             if s is not None:
-                figures[1] = f"**{_interval(s)}**, {s.games:,} deals" + (
+                budget = f", {s.budget}" if s.budget else ""
+                figures[1] = f"**{_interval(s)}**, {s.games:,} deals, `{s.player}`{budget}" + (
                     " (may return more than the stake)" if found.beats_the_house else ""
                 )
             if c is not None:
