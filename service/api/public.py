@@ -14,7 +14,7 @@ from service.api.schemas.common import ProblemTypeSchema, WhoAmISchema
 from service.api.schemas.public import HealthSchema, QuoteQuerySchema, QuoteSchema, VariantsSchema
 from service.api.wiring import services
 from service.core.controls import game_open, gaming_open
-from service.core.paytable import STAKE_GRID
+from service.core.paytable import STAKE_GRID, Paytable
 from service.games import STANDALONE
 from service.games.klondike import VEGAS_DRAW1
 from service.rtp.published import Publication, publication
@@ -42,7 +42,10 @@ def variants() -> Any:
             {
                 **t.as_config(),
                 "stake_multiple_of": STAKE_GRID,
-                "win_rate": f"stake * {vegas.multiplier} / {vegas.max_units}",
+                "win_rate": f"stake * {t.multiplier_for(vegas.id, vegas.multiplier)} / "
+                f"{vegas.max_units}",
+                "rates": dict(t.rates),
+                "prices": [_price(t, game) for game in STANDALONE.values()],
             }
             for t in settings.paytables.values()
         ],
@@ -96,6 +99,20 @@ def _game(game: GameRules) -> dict[str, Any]:
             "max_payout": f"stake x {m}",
         },
         "rtp": _rtp(publication(game.id)),
+    }
+
+
+def _price(table: Paytable, game: GameRules) -> dict[str, Any]:
+    """What a game pays at this paytable (its own rate, else the rules' M), and what that
+    returns to strong play, worked out from the game's published units."""
+    m = table.multiplier_for(game.id, game.multiplier)
+    found = publication(game.id, m)
+    return {
+        "variant": game.id,
+        "multiplier": m,
+        "own_rate": m != game.multiplier,
+        "rtp": found.displayed if found else None,
+        "beats_the_house": found.beats_the_house if found else False,
     }
 
 

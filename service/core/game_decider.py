@@ -411,7 +411,11 @@ def stake_placed(command: StartGame) -> StakePlaced:
         variant=rules.id,
         stake=command.stake,
         currency=command.paytable.currency,
-        multiplier=rules.multiplier,
+        # The operator's rate for this game, if its paytable names one (a seat's game pays
+        # nothing itself: its duel's paytable prices the seat).
+        multiplier=rules.multiplier
+        if command.duel_id is not None
+        else command.paytable.multiplier_for(rules.id, rules.multiplier),
         max_units=rules.max_units,
         paytable_id=paytable_id,
         paytable_version=paytable_version,

@@ -142,7 +142,7 @@ def verify_game(
     )
     if deck is not None and result.checks["deck"] != "not-applicable":
         _check_shown(result, shown, rules, deck)
-    _check_payout(result, events)
+    _check_payout(result, events, paytables)
     return result
 
 
@@ -159,6 +159,9 @@ def _recorded_paytable(placed: StakePlaced, paytables: Mapping[str, Paytable]) -
         placed.paytable_version,
     ):
         return configured
+    # Another version than today's: its stake range is not known, nor its own rate for this
+    # game (if it had one), so the M the game recorded stands in for it. (Every version's
+    # rates are in the configuration log, the significant event each start records.)
     return Paytable(
         placed.paytable_id,
         placed.paytable_version,
@@ -167,6 +170,7 @@ def _recorded_paytable(placed: StakePlaced, paytables: Mapping[str, Paytable]) -
         placed.stake,
         placed.stake,
         (placed.stake,),
+        ((placed.variant, placed.multiplier),),
     )
 
 
@@ -450,24 +454,31 @@ def _check_shown(
             )
 
 
-def _check_payout(result: GameVerification, events: list[GameEvent]) -> None:
+def _check_payout(
+    result: GameVerification, events: list[GameEvent], paytables: Mapping[str, Paytable]
+) -> None:
     placed = events[0]
     assert isinstance(placed, StakePlaced)
     rules = result.state.rules
     where = _location(result.stream_id, 1)
+    # The M its paytable pays this game at (the operator's rate, else the rules'); a seat's
+    # game records its rules' M.
+    expected = (
+        None
+        if rules is None
+        else rules.multiplier
+        if placed.duel_id is not None
+        else _recorded_paytable(placed, paytables).multiplier_for(rules.id, rules.multiplier)
+    )
     if (
         rules is not None
         and placed.rules_version == rules.rules_version
-        and (
-            placed.multiplier,
-            placed.max_units,
-        )
-        != (rules.multiplier, rules.max_units)
+        and (placed.multiplier, placed.max_units) != (expected, rules.max_units)
     ):
         result.fail(
             "payout",
             where,
-            f"M {rules.multiplier}, max units {rules.max_units}",
+            f"M {expected}, max units {rules.max_units}",
             f"M {placed.multiplier}, max units {placed.max_units}",
         )
     ending = events[-1]

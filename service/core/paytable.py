@@ -74,9 +74,18 @@ class Paytable:
     default_stake: int
     max_stake: int
     ladder: tuple[int, ...]  # the stakes the front-end's +/- buttons step through
+    #: The operator's own price of some games: (game id, M) pairs, each game's M in place of
+    #: the M its rules publish (issue 42). A game not named pays its rules' M (the seeds' for
+    #: the Vegas variants). A game records the M it was dealt at, with this table's id and
+    #: version, so a change is a new version and games dealt before settle at their own.
+    rates: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         # A bad paytable must never reach a player: refuse it when configuration is loaded.
+        for game_id, multiplier in self.rates:
+            hundredths(multiplier)  # a decimal of at most two places, or ValueError
+            if [g for g, _ in self.rates].count(game_id) > 1:
+                raise ValueError(f"paytable {self.id}: two rates for {game_id}")
         bounds = (self.min_stake, self.default_stake, self.max_stake, *self.ladder)
         if any(s % STAKE_GRID for s in bounds):
             raise ValueError(f"paytable {self.id}: every stake must be a multiple of 52")
@@ -91,7 +100,7 @@ class Paytable:
 
     def as_config(self) -> dict[str, Any]:
         """The table as configuration names it (PAYTABLES_FILE's entries, and the log)."""
-        return {
+        found: dict[str, Any] = {
             "id": self.id,
             "version": self.version,
             "currency": self.currency,
@@ -100,6 +109,13 @@ class Paytable:
             "max_stake": self.max_stake,
             "ladder": list(self.ladder),
         }
+        if self.rates:  # a table without its own rates logs as it always did
+            found["rates"] = dict(self.rates)
+        return found
+
+    def multiplier_for(self, game_id: str, published: str) -> str:
+        """The M this table pays ``game_id`` at: its own rate, else ``published`` (the rules')."""
+        return dict(self.rates).get(game_id, published)
 
     def check_stake(self, stake: int) -> None:
         """Refuse a stake outside the range or not a multiple of 52, naming what is allowed."""
@@ -166,6 +182,9 @@ def paytables_from_config(entries: Iterable[Mapping[str, Any]]) -> dict[str, Pay
             default_stake=int(entry["default_stake"]),
             max_stake=int(entry["max_stake"]),
             ladder=tuple(int(s) for s in entry["ladder"]),
+            rates=tuple(
+                (str(game_id), str(m)) for game_id, m in sorted(entry.get("rates", {}).items())
+            ),
         )
         if table.currency in tables:
             raise ValueError(f"two paytables for {table.currency}")

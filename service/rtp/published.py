@@ -16,6 +16,7 @@ the game's current M: re-pricing a game changes its M and nothing measured. Thre
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -23,6 +24,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from service.core.paytable import Paytable
 from service.games import STANDALONE, game_named
 from service.rtp.players import Kind, Player
 from service.rtp.simulate import LAB, rtp_of
@@ -186,18 +188,20 @@ def measurements(game_id: str) -> dict[Kind, Measurement]:
     return parse(game_id, json.loads(path.read_text()))
 
 
-def publication(game_id: str) -> Publication | None:
-    """The game's published figures at its current M; None until the bot is measured."""
+def publication(game_id: str, multiplier: str | None = None) -> Publication | None:
+    """The game's published figures at its current M (or at ``multiplier``: an operator's own
+    rate, worked out from the same measured units); None until the bot is measured."""
     found = measurements(game_id)
     if "bot" not in found:
         return None
+    m = multiplier or game_named(game_id).multiplier
     strong, bound = found.get("strong"), found.get("clairvoyant")
     return Publication(
         game_id,
-        game_named(game_id).multiplier,
-        figure(found["bot"]),
-        figure(strong) if strong else None,
-        figure(bound) if bound else None,
+        m,
+        figure(found["bot"], m),
+        figure(strong, m) if strong else None,
+        figure(bound, m) if bound else None,
     )
 
 
@@ -258,3 +262,26 @@ def games_table() -> str:
             f"({rules.max_units}) | " + " | ".join(figures) + " |"
         )
     return "\n".join(lines) + "\n"
+
+
+def beating_the_house(tables: Iterable[Paytable]) -> list[dict[str, str]]:
+    """Every (paytable, game) priced so that strong play's 95% interval at that M reaches 100%
+    of the stake (the paytable's own rate, else the rules' M): what an operator must see."""
+    found = []
+    for table in tables:
+        for game_id, rules in STANDALONE.items():
+            m = table.multiplier_for(game_id, rules.multiplier)
+            shown = publication(game_id, m)
+            if shown is not None and shown.strong is not None and shown.beats_the_house:
+                found.append(
+                    {
+                        "paytable": f"{table.id}/{table.version}",
+                        "currency": table.currency,
+                        "variant": game_id,
+                        "multiplier": m,
+                        "strong_rtp": shown.strong.rtp,
+                        "high": shown.strong.high,
+                        "player": shown.strong.player,
+                    }
+                )
+    return found

@@ -18,6 +18,7 @@ from service.core.duel_decider import (
     duel_paytables_from_config,
 )
 from service.core.paytable import Paytable, default_paytables, paytables_from_config
+from service.games import STANDALONE
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -167,6 +168,10 @@ class Settings:
             try:
                 entries = json.loads(Path(env["PAYTABLES_FILE"]).read_text())
                 paytables = paytables_from_config(entries)
+                for table in paytables.values():
+                    unknown = sorted({g for g, _ in table.rates} - set(STANDALONE))
+                    if unknown:
+                        raise ValueError(f"paytable {table.id}: no game {', '.join(unknown)}")
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 raise ConfigError(f"PAYTABLES_FILE: {exc}") from exc
         duel_paytables = default_duel_paytables()

@@ -9,11 +9,15 @@ log one change once."""
 from __future__ import annotations
 
 import hashlib
+import logging
 
 from events.json_text import canonical_json
 from service.games import GAMES
+from service.rtp.published import beating_the_house
 from service.runtime.config import Settings
 from service.services.unit_of_work import UnitOfWork
+
+log = logging.getLogger(__name__)
 
 
 def configuration(settings: Settings) -> dict[str, object]:
@@ -28,6 +32,9 @@ def configuration(settings: Settings) -> dict[str, object]:
         "big_win_threshold": settings.big_win_threshold,
         "paytables": [t.as_config() for _, t in sorted(settings.paytables.items())],
         "duel_paytables": [t.as_config() for _, t in sorted(settings.duel_paytables.items())],
+        # The prices strong play beats, by the published figures (part of what is logged, so a
+        # release that re-measures a game logs its configuration, and this, again).
+        "beats_the_house": beating_the_house(t for _, t in sorted(settings.paytables.items())),
     }
 
 
@@ -41,5 +48,10 @@ def log_configuration(uow: UnitOfWork, settings: Settings, actor: str) -> bool:
     uow.significant.record(
         "configuration", actor, {"fingerprint": fingerprint, "configuration": current}
     )
+    beaten = beating_the_house(t for _, t in sorted(settings.paytables.items()))
+    if beaten:
+        # A price strong play beats: in the operator's queue beside the configuration.
+        uow.significant.record("beats-the-house", actor, {"prices": beaten})
+        log.warning("strong play beats the house at %d price(s): %s", len(beaten), beaten)
     uow.commit()
     return True

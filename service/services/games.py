@@ -147,7 +147,7 @@ class Games:
     def quote(self, variant: str, stake: int, currency: str) -> Quote:
         rules = game_named(variant)
         table = paytable_for(self._paytables, currency)
-        return table.quote(stake, rules.multiplier, rules.max_units)
+        return table.quote(stake, table.multiplier_for(rules.id, rules.multiplier), rules.max_units)
 
     # --- dealing --------------------------------------------------------------------------------
 

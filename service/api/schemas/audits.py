@@ -158,6 +158,7 @@ class SignificantQuerySchema(Strict):
                 "safer-gambling",
                 "log-stalled",
                 "withdrawal-held",
+                "beats-the-house",
             )
         ),
     )

@@ -133,6 +133,33 @@ class VariantSchema(Schema):
     )
 
 
+class PriceSchema(Schema):
+    variant = fields.String(required=True)
+    multiplier = fields.String(
+        required=True, metadata={"description": "the M this paytable pays the game at"}
+    )
+    own_rate = fields.Boolean(
+        required=True,
+        metadata={"description": "true: the operator's own rate, not the M the rules publish"},
+    )
+    rtp = fields.Nested(
+        RtpFigureSchema,
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "the RTP at this M, worked out from the game's published units: the "
+            "strong player's once measured, else the reference bot's; null if not measured"
+        },
+    )
+    beats_the_house = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "the strong player's 95% interval at this M reaches 100% of the "
+            "stake: strong play may take more than it stakes"
+        },
+    )
+
+
 class PaytableSchema(Schema):
     id = fields.String(required=True)
     version = fields.Integer(required=True)
@@ -143,6 +170,17 @@ class PaytableSchema(Schema):
     stake_multiple_of = fields.Integer(required=True)
     win_rate = fields.String(required=True, metadata={"description": "per card on foundations"})
     ladder = fields.List(fields.Integer(), required=True)
+    rates = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        required=True,
+        metadata={"description": "the operator's own M per game, where it sets one"},
+    )
+    prices = fields.List(
+        fields.Nested(PriceSchema),
+        required=True,
+        metadata={"description": "every game's M at this paytable and its RTP there"},
+    )
 
 
 class IdlePolicySchema(Schema):
