@@ -27,7 +27,7 @@ from service.rtp.advantage import (
     judge_game,
     judge_player,
 )
-from service.rtp.published import publication
+from service.rtp.published import Publication, publication
 from service.services.finance_books import ADVANTAGE_PLAY
 from service.services.unit_of_work import UnitOfWork
 
@@ -58,18 +58,36 @@ def run(
     ``flask --app service rtp watch`` run."""
     currencies = {table.currency for table in paytables.values()} | {SANDBOX}
     with unit_of_work() as uow:
-        found = watch(uow, now, currencies)
+        found = watch(uow, now, currencies, paytables)
         uow.commit()
     return found
 
 
-def watch(uow: UnitOfWork, now: datetime, currencies: Iterable[str]) -> list[Report]:
+def published_for(
+    variant: str, currency: str, paytables: Mapping[str, Paytable]
+) -> Publication | None:
+    """The figures a return in ``currency`` is judged against: at the M that currency's
+    paytable pays the game (the operator's own rate, else the rules')."""
+    table = paytables.get(currency)
+    rules = STANDALONE[variant]
+    return publication(variant, table.multiplier_for(variant, rules.multiplier) if table else None)
+
+
+def watch(
+    uow: UnitOfWork,
+    now: datetime,
+    currencies: Iterable[str],
+    paytables: Mapping[str, Paytable] | None = None,
+) -> list[Report]:
     """Judge players and games; log each new flag. Safe to run twice (Celery delivers at least
     once): a subject already reported within a day is not logged again."""
+    tables = paytables or {}
     reports: list[Report] = []
     for window in uow.advantage.player_windows(now - LOOKBACK, PLAYER_WINDOW):
         flag = judge_player(
-            window.variant, actual_return(window.games), publication(window.variant)
+            window.variant,
+            actual_return(window.games),
+            published_for(window.variant, window.currency, tables),
         )
         if flag is not None:
             subject = f"player:{window.player_id}:{window.variant}:" + (
@@ -83,7 +101,9 @@ def watch(uow: UnitOfWork, now: datetime, currencies: Iterable[str]) -> list[Rep
             games = uow.advantage.game_window(variant, currency, GAME_WINDOW)
             if not games:
                 continue
-            flag = judge_game(variant, actual_return(games), publication(variant))
+            flag = judge_game(
+                variant, actual_return(games), published_for(variant, currency, tables)
+            )
             if flag is not None:
                 subject = f"game:{variant}:{currency}"
                 reports.append(_report(uow, flag, subject, currency, None, False))

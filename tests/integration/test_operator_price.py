@@ -22,6 +22,7 @@ from service.games import STANDALONE
 from service.rtp.published import beating_the_house, publication
 from service.runtime.config import ConfigError, Settings
 from service.services import history_audits
+from service.services.advantage import published_for
 from service.services.configuration_log import log_configuration
 from tests.builders import easy_deck
 from tests.integration.conftest import World, as_player
@@ -152,3 +153,11 @@ def test_a_paytable_without_rates_is_the_same_table_as_before() -> None:
         "max_stake": 1_040_000,
         "ladder": [104, 520],
     }
+
+
+def test_the_watcher_judges_a_return_against_strong_play_at_the_price_it_was_played_at() -> None:
+    """A player's or a game's return in GBP is judged against strong play at GBP's own rate
+    (4.2 here), not at the rules' M; elsewhere at the rules' M."""
+    (table,) = paytables_from_config([RATED]).values()
+    assert published_for("vegas-draw3", "GBP", {"GBP": table}) == publication("vegas-draw3", "4.2")
+    assert published_for("vegas-draw3", "EUR", {"GBP": table}) == publication("vegas-draw3")
