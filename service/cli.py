@@ -324,6 +324,15 @@ def rtp_table() -> None:
 
 
 @rtp_group.command(
+    "prices",
+    help="The README's pricing table: each Klondike variant's M for strong play at 97% "
+    "(README: The operator's price).",
+)
+def rtp_prices() -> None:
+    click.echo(published.pricing_table(), nl=False)
+
+
+@rtp_group.command(
     "watch",
     help="Judge recent players' and every game's returns against the published figures now "
     "(beat does it hourly), log what is significantly above them, and print it.",

@@ -285,3 +285,58 @@ def beating_the_house(tables: Iterable[Paytable]) -> list[dict[str, str]]:
                     }
                 )
     return found
+
+
+#: The Klondike family: their M is the seeds' (Vegas) or the lab's, and an operator pricing
+#: one of them below strong play reads its M for 97% here (README: The operator's price).
+KLONDIKE = ("vegas-draw1", "vegas-draw3", "klondike")
+#: What the pricing table aims strong play at.
+PRICE_TARGET = Decimal("0.97")
+
+
+def multiplier_for(game_id: str, target: Decimal = PRICE_TARGET) -> str | None:
+    """The largest M (a decimal of at most two places) at which the game's published strong
+    player gets back at most ``target`` of its stakes; None until strong play is measured.
+    RTP rises with M (the payout's rounding down only ever lowers it), so it is a search over
+    hundredths."""
+    strong = measurements(game_id).get("strong")
+    if strong is None:
+        return None
+    low, high = 100, 100_000  # M 1 to 1000, in hundredths
+
+    def rtp(hundredths: int) -> Decimal:
+        return rtp_of(game_id, strong.histogram, _as_multiplier(hundredths)).rtp
+
+    if rtp(low) > target:
+        return None
+    while low < high:
+        mid = (low + high + 1) // 2
+        if rtp(mid) <= target:
+            low = mid
+        else:
+            high = mid - 1
+    return _as_multiplier(low)
+
+
+def _as_multiplier(hundredths: int) -> str:
+    whole, part = divmod(hundredths, 100)
+    return str(whole) if part == 0 else f"{whole}.{part:02d}".rstrip("0")
+
+
+def pricing_table() -> str:
+    """The README's pricing table: each Klondike variant's M for strong play at 97%."""
+    lines = [
+        "| id | the seeds' (or the lab's) M | strong play there | M for strong play at 97% |",
+        "|---|---|---|---|",
+    ]
+    for game_id in KLONDIKE:
+        found = publication(game_id)
+        m = multiplier_for(game_id)
+        if found is None or found.strong is None or m is None:
+            continue
+        at = figure(measurements(game_id)["strong"], m)  # measured: multiplier_for found M
+        lines.append(
+            f"| `{game_id}` | {found.multiplier} | {_interval(found.strong)} | "
+            f"**{m}**: {_interval(at)} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -130,3 +130,19 @@ def test_a_searching_player_s_budget_is_published_beside_its_figure() -> None:
     assert again == measured
     assert published.figure(again["strong"]).budget == "16 worlds x 3,000 positions a candidate"
     assert published.figure(replace(strong, budget="")).budget is None
+
+
+def test_the_readme_s_pricing_table_is_the_published_one() -> None:
+    assert published.pricing_table() in README.read_text(encoding="utf-8"), (
+        "README's pricing table is stale: paste `flask --app service rtp prices` over it"
+    )
+
+
+@pytest.mark.parametrize("game_id", published.KLONDIKE)
+def test_the_price_for_97_is_the_largest_m_strong_play_gets_97_at(game_id: str) -> None:
+    m = published.multiplier_for(game_id)
+    assert m is not None
+    strong = published.measurements(game_id)["strong"]
+    at = published.figure(strong, m)
+    above = published.figure(strong, f"{Decimal(m) + Decimal('0.01')}")
+    assert Decimal(at.rtp) <= published.PRICE_TARGET < Decimal(above.rtp)
