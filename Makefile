@@ -26,7 +26,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-install: $(STAMP)
+# The Klondike strong player's C solver (git-ignored), built by the one command its loader
+# knows (service/rtp/experts/klondike_solver.py), again whenever its source changes.
+KLONDIKE_SOLVER := service/rtp/experts/native/klondike_solver.so
+$(KLONDIKE_SOLVER): service/rtp/experts/klondike_solver.c | $(STAMP)
+	$(BIN)/python -m service.rtp.experts.klondike_solver
+
+install: $(STAMP) $(KLONDIKE_SOLVER)
 
 # The benchmarks' own extra (the eventsourcing library, measured beside our store).
 $(BENCH_STAMP): $(STAMP)

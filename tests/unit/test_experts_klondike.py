@@ -16,9 +16,10 @@ from service.rtp import knowledge, simulate
 from service.rtp.bots.klondike import choose as bot_choose
 from service.rtp.experts import klondike as expert
 from service.rtp.experts import klondike_model as km
+from service.rtp.experts import klondike_strong as strong
 from service.rtp.experts.cards import NUMBER
 from service.rtp.players import Player
-from service.rules.actions import PlayAction
+from service.rules.actions import Draw, PlayAction, Undo
 from service.rules.cards import RANKS
 from service.rules.game import GameRules, Secrets
 from service.rules.table import Pile, Table
@@ -140,8 +141,10 @@ def test_auto_complete_is_the_model_s_too() -> None:
 
 
 def _play(
-    game_id: str, index: int, player: Player, blind: bool, steps: int
+    game_id: str, index: int, player: Player, blind: bool, steps: int, undo: bool = False
 ) -> list[PlayAction | None]:
+    """The player's choices on a lab deal (``undo``: offered an undo wherever the rules allow
+    one, as a player at the table is)."""
     rules = game_named(game_id)
     state, sealed, redeal = deal(game_id, index)
     choose = player.start(rules, random.Random(simulate.player_seed(game_id, index)), None)
@@ -150,7 +153,7 @@ def _play(
         if state.status != "in_progress":
             break
         assert state.table is not None
-        legal = playable(state)
+        legal = playable(state) + ([Undo()] if undo and state.undo is not None else [])
         table = blinded(state.table) if blind else state.table
         action = choose(table, legal)
         chosen.append(action)
@@ -170,6 +173,48 @@ def test_the_strong_player_is_legal_repeatable_and_never_reads_a_sealed_card(
         plain = _play(game_id, index, player, blind=False, steps=60)
         assert _play(game_id, index, player, blind=False, steps=60) == plain
         assert _play(game_id, index, player, blind=True, steps=60) == plain
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_the_determinized_player_is_legal_repeatable_and_never_reads_a_sealed_card(
+    game_id: str,
+) -> None:
+    """klondike-strong/2, offered undos or not: where it may, it peeks at a draw and takes it
+    back; where it is not offered one, it never undoes."""
+    player = strong.determinized_player("klondike-strong/test", worlds=3, budget=150)
+    peeks = {False: 0, True: 0}
+    for index in (0, 1):
+        for undo in (False, True):
+            plain = _play(game_id, index, player, blind=False, steps=70, undo=undo)
+            assert _play(game_id, index, player, blind=False, steps=70, undo=undo) == plain
+            assert _play(game_id, index, player, blind=True, steps=70, undo=undo) == plain
+            peeks[undo] += sum(isinstance(a, Undo) for a in plain)
+    assert peeks[False] == 0
+    # Klondike draws its whole stock through first: nothing is left to peek at.
+    assert (peeks[True] > 0) == (game_id != "klondike")
+
+
+def test_a_peek_shows_the_next_draw_and_is_remembered_by_slot() -> None:
+    """Draw, remember, undo: the player's view of the stock then holds the three cards the
+    draw showed, in their slots (the rest stay unknown), until they are drawn for real."""
+    state, sealed, redeal = deal("vegas-draw3", 0)
+    before = state.table
+    assert before is not None
+    secrets = knowledge.clear_secrets(sealed, redeal)
+    true_stock = km.state_of(knowledge.clear_table(before, secrets))[3]
+    peeked: dict[int, int] = {}
+    drawn = g.fold(g.decide(state, Draw(), sealed, redeal), state)
+    assert drawn.table is not None
+    strong._remember(drawn.table, len(true_stock), peeked)
+    undone = g.fold(g.decide(drawn, Undo(), sealed, redeal), drawn)
+    assert undone.table == before
+    stock = strong._view(before, peeked)[3]
+    assert stock[-3:] == true_stock[-3:]
+    assert set(stock[:-3]) == {km.UNKNOWN}
+    again = g.fold(g.decide(undone, Draw(), sealed, redeal), undone)
+    assert again.table is not None
+    assert km.UNKNOWN in strong._view(again.table, peeked)[3]
+    assert not peeked  # drawn for real: the table shows them now
 
 
 @pytest.mark.parametrize("game_id", GAMES)

@@ -1,7 +1,11 @@
 """The klondike family's strong player and clairvoyant bound (Vegas draw one, Vegas draw three,
 Klondike), searching the fast model of ``klondike_model`` (its docstring has the search).
 
-- STRONG: perfect-information Monte Carlo. It sees only what a player sees: the table with
+- STRONG (``klondike-strong/2``): determinized Monte Carlo over a C solver, in
+  ``klondike_strong`` (its docstring has it).
+
+- ``strong_player`` (``klondike-strong/1``, the strong player until /2): perfect-information
+  Monte Carlo in pure Python. It sees only what a player sees: the table with
   every sealed slot taken by position (``km.state_of`` makes it UNKNOWN) and the composition of
   the unseen cards (``knowledge.unseen``). Each decision:
 
@@ -60,6 +64,7 @@ from collections.abc import Sequence
 
 from service.rtp import knowledge
 from service.rtp.experts import klondike_model as km
+from service.rtp.experts import klondike_strong
 from service.rtp.experts.cards import NUMBER
 from service.rtp.players import Choose, Player, replaying
 from service.rules.actions import PlayAction, Turn, Undo
@@ -301,7 +306,10 @@ def _improve(
     return None
 
 
-STRONG = strong_player("klondike-strong/1", SAMPLES, BUDGET)
+STRONG = klondike_strong.STRONG
+#: The strong player before /2, which Klondike's published figure is still measured by until
+#: /2 measures it (roster.STRONG_FOR_GAME).
+STRONG_V1 = strong_player("klondike-strong/1", SAMPLES, BUDGET)
 ROLLOUT = rollout_player(
     "klondike-rollout/1", ROLLOUT_SAMPLES, ROLLOUT_ROUNDS, ROLLOUT_MARGIN, ROLLOUT_Z
 )
