@@ -307,8 +307,8 @@ def _improve(
 
 
 STRONG = klondike_strong.STRONG
-#: The strong player before /2, which Klondike's published figure is still measured by until
-#: /2 measures it (roster.STRONG_FOR_GAME).
+#: The strong player before /2: Klondike's still (roster.STRONG_FOR_GAME), where it takes more
+#: than /2 so far.
 STRONG_V1 = strong_player("klondike-strong/1", SAMPLES, BUDGET)
 ROLLOUT = rollout_player(
     "klondike-rollout/1", ROLLOUT_SAMPLES, ROLLOUT_ROUNDS, ROLLOUT_MARGIN, ROLLOUT_Z
