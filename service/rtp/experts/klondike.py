@@ -57,7 +57,6 @@ Klondike), searching the fast model of ``klondike_model`` (its docstring has the
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 from collections.abc import Sequence
@@ -157,13 +156,7 @@ def _pimc(
     """The candidate with the best total over sampled worlds, or None (collect) when every
     candidate's mean is below the cards already up."""
     unseen = [NUMBER[c] for c in knowledge.unseen(rules, table)]
-    if math.factorial(len(unseen)) <= samples:
-        worlds = [km.fill(st, p) for p in itertools.permutations(unseen)]
-    else:
-        worlds = []
-        for _ in range(samples):
-            rng.shuffle(unseen)
-            worlds.append(km.fill(st, unseen))
+    worlds = km.worlds(st, unseen, samples, rng)
     totals = [0] * len(cands)
     scores: list[list[int]] = [[] for _ in cands]
     for w, world in enumerate(worlds):

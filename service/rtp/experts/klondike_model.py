@@ -33,6 +33,9 @@ each position once, and a node budget bounds it (exhaustive: exact; else a lower
 
 from __future__ import annotations
 
+import itertools
+import math
+import random
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
@@ -101,6 +104,19 @@ def state_of(table: Table) -> State:
     stock = tuple(card_number(s) for s in p[kl.S].cards)
     waste = tuple(card_number(s) for s in p[kl.W].cards)
     return cols, downs, tuple(found), stock, waste, table.passes_left
+
+
+def worlds(st: State, unseen: list[int], n: int, rng: random.Random) -> list[State]:
+    """The worlds a sampling player weighs a decision over: every assignment of the ``unseen``
+    cards to the position's UNKNOWN slots once when there are at most ``n``, else ``n`` drawn
+    from ``rng`` (``unseen`` is shuffled in place)."""
+    if math.factorial(len(unseen)) <= n:
+        return [fill(st, p) for p in itertools.permutations(unseen)]
+    found = []
+    for _ in range(n):
+        rng.shuffle(unseen)
+        found.append(fill(st, unseen))
+    return found
 
 
 def fill(st: State, cards: Sequence[int]) -> State:

@@ -36,8 +36,6 @@ x 375); about 1 s of CPU a deal of Vegas draw three.
 
 from __future__ import annotations
 
-import itertools
-import math
 import random
 from collections.abc import Sequence
 
@@ -170,13 +168,7 @@ def _weigh(
     unseen = [NUMBER[c] for c in knowledge.unseen(rules, table) if NUMBER[c] not in known]
     slots = sum(col.count(km.UNKNOWN) for col in st[0]) + st[3].count(km.UNKNOWN)
     assert len(unseen) == slots, "the unseen cards must fill the unknown slots exactly"
-    if math.factorial(len(unseen)) <= worlds:
-        filled = [km.fill(st, p) for p in itertools.permutations(unseen)]
-    else:
-        filled = []
-        for _ in range(worlds):
-            rng.shuffle(unseen)
-            filled.append(km.fill(st, unseen))
+    filled = km.worlds(st, unseen, worlds, rng)
     totals = [0] * len(cands)
     scores: list[list[int]] = [[] for _ in cands]
     for w, world in enumerate(filled):
