@@ -65,9 +65,9 @@ class HoldFindingSchema(Strict):
     """One finding of a hold, exactly as the hold (its significant event) lists it."""
 
     check = fields.String(required=True, validate=text(100))
-    location = fields.String(required=True, validate=text(500))
-    expected = fields.String(required=True, validate=[validate.Length(max=2000), storable])
-    found = fields.String(required=True, validate=[validate.Length(max=2000), storable])
+    location = fields.String(required=True, validate=text(200))
+    expected = fields.String(required=True, validate=[validate.Length(max=500), storable])
+    found = fields.String(required=True, validate=[validate.Length(max=500), storable])
 
 
 class NewCorrectionSchema(Strict):
@@ -80,8 +80,12 @@ class NewCorrectionSchema(Strict):
     reason = fields.String(required=True, validate=text(500))
     findings = fields.List(
         fields.Nested(HoldFindingSchema),
-        validate=validate.Length(min=1, max=50),
-        metadata={"description": "the hold's findings it answers; left out: all of them"},
+        # Few enough that a body naming them stays under the request size cap (16 KiB).
+        validate=validate.Length(min=1, max=10),
+        metadata={
+            "description": "the hold's findings it answers (at most 10 named; left out: all "
+            "of them)"
+        },
     )
     amount = fields.Integer(
         load_default=0,
