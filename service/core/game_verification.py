@@ -9,7 +9,7 @@ regulatory replay, the whole-history audit and its benchmark.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal
 
@@ -29,7 +29,7 @@ from events.records import RecordedEvent
 from service.core import game_decider as g
 from service.core import ledger, shuffle
 from service.core.clock import parse_instant
-from service.core.paytable import Paytable, winnings
+from service.core.paytable import Paytable, PaytableBook, winnings
 from service.core.streams import id_of
 from service.errors import RuleViolation
 from service.rules import fold as table_fold
@@ -152,16 +152,21 @@ def _location(stream: str, version: int) -> str:
 
 def _recorded_paytable(placed: StakePlaced, paytables: Mapping[str, Paytable]) -> Paytable:
     """The paytable the game recorded: today's configuration if it is the same id and version,
-    else one reconstructed from the event (which still enforces the stake grid)."""
+    else that version as the configuration log recorded it (a ``PaytableBook``), else one
+    reconstructed from the event (which still enforces the stake grid)."""
+    if isinstance(paytables, PaytableBook):
+        known = paytables.version(placed.paytable_id, placed.paytable_version)
+        if known is not None:
+            # In the game's own currency: a certification game records the sandbox's.
+            return replace(known, currency=placed.currency)
     configured = paytables.get(placed.currency)
     if configured is not None and (configured.id, configured.version) == (
         placed.paytable_id,
         placed.paytable_version,
     ):
         return configured
-    # Another version than today's: its stake range is not known, nor its own rate for this
-    # game (if it had one), so the M the game recorded stands in for it. (Every version's
-    # rates are in the configuration log, the significant event each start records.)
+    # A version neither configured nor in the log given: its stake range is not known, nor
+    # its own rate for this game (if it had one), so the M the game recorded stands in.
     return Paytable(
         placed.paytable_id,
         placed.paytable_version,

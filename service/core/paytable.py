@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -190,6 +190,39 @@ def paytables_from_config(entries: Iterable[Mapping[str, Any]]) -> dict[str, Pay
             raise ValueError(f"two paytables for {table.currency}")
         tables[table.currency] = table
     return tables
+
+
+class PaytableBook(Mapping[str, Paytable]):
+    """Today's paytables by currency (as a mapping, where a plain one is taken), and every
+    version the configuration log has recorded: a game staked on a version no longer
+    configured is verified against what that version said (its own rates), not against the M
+    the game recorded for itself. A table is known by its id and version (a certification
+    game records its player's table with the sandbox's currency)."""
+
+    def __init__(
+        self, current: Mapping[str, Paytable], logged: Iterable[Mapping[str, Any]] = ()
+    ) -> None:
+        self._current = dict(current)
+        self._known: dict[tuple[str, int], Paytable] = {}
+        for entry in logged:
+            # Each logged configuration was a valid one (it was loaded before it was logged).
+            (table,) = paytables_from_config([entry]).values()
+            self._known[(table.id, table.version)] = table
+        for table in self._current.values():
+            self._known[(table.id, table.version)] = table  # today's wins over the log
+
+    def __getitem__(self, currency: str) -> Paytable:
+        return self._current[currency]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._current)
+
+    def __len__(self) -> int:
+        return len(self._current)
+
+    def version(self, paytable_id: str, version: int) -> Paytable | None:
+        """The table of this id and version, today's or as the log recorded it."""
+        return self._known.get((paytable_id, version))
 
 
 def paytable_for(tables: Mapping[str, Paytable], currency: str) -> Paytable:

@@ -12,7 +12,7 @@ from typing import Any
 
 from service.core.context import Actor
 from service.core.game_views import ended
-from service.core.paytable import Paytable
+from service.core.paytable import Paytable, PaytableBook
 from service.core.replay import Replay, build_replay
 from service.core.streams import game_stream
 from service.errors import GameNotFinished, InvalidArgument, NotFound
@@ -53,6 +53,7 @@ class Audits:
         with (self._uow if masked else self._reads)() as uow:
             records = uow.events.read_stream(stream)
             postings = audit.stream_postings(uow, stream)
+            paytables = PaytableBook(self._paytables, uow.significant.logged_paytables())
             if records and not masked:
                 seal_seat_from_staff(uow, records[0].data.get("duel_id"))
         if not records:
@@ -66,9 +67,7 @@ class Audits:
             raise InvalidArgument(
                 "to_version", f"the game has {len(records)} versions; ask for 1 to {len(records)}"
             )
-        return build_replay(
-            records, postings, self._paytables, to_version=to_version, masked=masked
-        )
+        return build_replay(records, postings, paytables, to_version=to_version, masked=masked)
 
     def start_audit(self, scope: audit.Scope, credential: str) -> audit.AuditStatus:
         """Ask for an audit of ``scope`` as the auditor whose key is ``credential``, and queue

@@ -33,7 +33,7 @@ from service.core.history_checks import (
     secret_of,
     seed_findings,
 )
-from service.core.paytable import Paytable
+from service.core.paytable import Paytable, PaytableBook
 from service.core.streams import (
     CONTROLS,
     game_stream,
@@ -332,6 +332,7 @@ def check_chunk(
         uow.snapshot()
         AuditReads(uow.conn).no_idle_limit()
         read = read_streams(uow, streams)
+        paytables = PaytableBook(paytables, uow.significant.logged_paytables())
         for unit in units:
             results.append((unit, check_unit(uow, unit, paytables, log_check, read.get(unit))))
     with unit_of_work() as uow:

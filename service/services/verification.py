@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from service.core import ledger
 from service.core.game_verification import Finding
 from service.core.history_checks import unanswered
-from service.core.paytable import Paytable
+from service.core.paytable import Paytable, PaytableBook
 from service.core.streams import is_duel, is_game, is_player, player_stream
 from service.errors import VerificationUnavailable, WithdrawalHeld
 from service.services import history_audits
@@ -137,6 +137,7 @@ def _verify_causes(
     """Every stream that moved the wallet, checked as the audit checks it."""
     known = [s for s in causes if is_game(s) or is_duel(s) or is_player(s)]
     reads = history_audits.read_streams(uow, known)
+    paytables = PaytableBook(paytables, uow.significant.logged_paytables())
     findings: list[Finding] = []
     for stream in causes:
         if stream not in known:

@@ -17,7 +17,6 @@ VALUES (%(kind)s, %(actor)s, %(game_id)s, %(player_id)s, %(amount)s, %(currency)
 RETURNING id
 """
 
-# Newest first, a page after a cursor (an id).
 # Whether a game was logged under a kind lately (so a recurring failure is reported once).
 REPORTED_SQL = """
 SELECT 1 FROM significant_events
@@ -26,6 +25,7 @@ SELECT 1 FROM significant_events
  LIMIT 1
 """
 
+# Newest first, a page after a cursor (an id).
 LIST_SQL = """
 SELECT id, kind, occurred_at, actor, game_id, player_id, amount, currency, details
   FROM significant_events
@@ -33,6 +33,16 @@ SELECT id, kind, occurred_at, actor, game_id, player_id, amount, currency, detai
    AND (%(before)s::bigint IS NULL OR id < %(before)s::bigint)
  ORDER BY id DESC
  LIMIT %(limit)s
+"""
+
+# Every paytable any logged configuration held (each start logs the one it runs on), once
+# each: a game staked on a version no longer configured is verified against what that version
+# said. The audit's login reads it in its snapshot; the table is append-only.
+LOGGED_PAYTABLES_SQL = """
+SELECT DISTINCT t.value
+  FROM significant_events AS e,
+       jsonb_array_elements(e.details->'configuration'->'paytables') AS t(value)
+ WHERE e.kind = 'configuration'
 """
 
 # The configuration last logged.
@@ -100,6 +110,12 @@ class SignificantStore:
             cur.execute(LAST_CONFIGURATION_SQL)
             row = cur.fetchone()
             return str(row[0]) if row and row[0] else None
+
+    def logged_paytables(self) -> list[dict[str, Any]]:
+        """Every paytable a logged configuration held, as configuration names it."""
+        with self._conn.cursor() as cur:
+            cur.execute(LOGGED_PAYTABLES_SQL)
+            return [dict(row[0]) for row in cur.fetchall()]
 
     def reported(self, game_id: uuid.UUID, kind: str, within: timedelta) -> bool:
         """Was this game logged under this kind within the last ``within``?"""

@@ -212,6 +212,14 @@ def test_an_operator_switches_a_game_and_a_player_off_and_on(
         listed = browser.find_element(By.CSS_SELECTOR, f"#switches tr[data-target='{game}']")
         assert "a fault at the golf table" in listed.text
         _snap(browser, "console-controls")
+        # Staff see each price and whether strong play beats the house there: the seeds'
+        # Vegas draw three at M = 5 does, Golf does not.
+        prices = browser.find_element(By.ID, "prices")
+        draw3 = prices.find_element(By.CSS_SELECTOR, "tr[data-variant='vegas-draw3']")
+        assert draw3.get_attribute("data-beats-the-house") == "true"
+        assert "strong play beats the house" in draw3.text
+        golf = prices.find_element(By.CSS_SELECTOR, "tr[data-variant='golf']")
+        assert golf.get_attribute("data-beats-the-house") == "false"
         browser.find_element(By.ID, "signout").click()
 
         _sign_in(browser, live, token)  # the player sees the game off and is refused a deal

@@ -17,7 +17,8 @@ import pytest
 from service.app import create_app
 from service.bootstrap import Container, build
 from service.core import game_decider as g
-from service.core.paytable import Paytable, paytables_from_config, winnings
+from service.core.context import Actor
+from service.core.paytable import Paytable, PaytableBook, paytables_from_config, winnings
 from service.games import STANDALONE
 from service.rtp.published import beating_the_house, publication
 from service.runtime.config import ConfigError, Settings
@@ -38,6 +39,7 @@ RATED = {
     "ladder": [104, 520, 1_040, 5_200],
     "rates": {"vegas-draw3": "4.2"},
 }
+AUDITOR = Actor("auditor-1", "auditor")
 
 
 def test_a_paytable_s_rates_are_read_checked_and_logged() -> None:
@@ -70,6 +72,20 @@ def rated(fresh_container: Container) -> Iterator[Container]:
         container.close()
 
 
+def _three_aces_at_the_rate(rated: Container) -> uuid.UUID:
+    """A certification deal at GBP's rated table, three Aces up and collected at 4.2."""
+    world = World(rated)
+    player = world.player(balance=5_200)
+    game = world.game(player, variant="vegas-draw3", deck=easy_deck())
+    game_id = uuid.UUID(game.state.game_id)
+    me = as_player(player.player_id)
+    rated.games.play(me, game_id, g.Draw())
+    for _ in range(3):
+        rated.games.play(me, game_id, g.MoveCards("waste", "foundation"))
+    assert rated.games.collect(me, game_id).state.units == 3
+    return game_id
+
+
 def test_a_game_dealt_at_the_operator_s_rate_pays_and_verifies_at_it(rated: Container) -> None:
     """A certification deal (a known deck, the sandbox's money) at GBP's table: three Aces up,
     collected at 4.2, the database's ledger mapping taking the winnings at the recorded M
@@ -96,6 +112,39 @@ def test_a_game_dealt_at_the_operator_s_rate_pays_and_verifies_at_it(rated: Cont
             uow, f"game-{game_id}", rated.settings.paytables, lambda _: []
         )
     assert findings == []
+
+
+def test_a_version_no_longer_configured_is_verified_as_the_configuration_log_recorded_it(
+    rated: Container,
+) -> None:
+    """A game staked on a paytable version that is no longer configured is checked against
+    that version as the configuration log recorded it, not against the M the game recorded
+    for itself: a log saying the version paid 4 finds the 4.2 the stream claims."""
+    game_id = _three_aces_at_the_rate(rated)
+    today = replace(paytables_from_config([RATED])["GBP"], version=3, rates=())
+    later = build(replace(rated.settings, paytables={"GBP": today}), migrate=False)
+    try:
+        # Not in the log: the M the game recorded stands in for its version's.
+        assert later.audits.replay(game_id, AUDITOR).verification.findings == []
+        said = {**RATED, "rates": {"vegas-draw3": "4"}}
+        with later.unit_of_work() as uow:
+            uow.significant.record(
+                "configuration",
+                "test",
+                {"fingerprint": "an earlier start's", "configuration": {"paytables": [said]}},
+            )
+            uow.commit()
+        found = later.audits.replay(game_id, AUDITOR).verification.findings
+        # The deal re-decided under that version records M 4, and its payout is checked at 4.
+        assert {f.check for f in found} == {"rules", "payout"}
+        assert ("payout", "M 4, max units 52") in [(f.check, f.expected) for f in found]
+    finally:
+        later.close()
+    # As logged by the start that dealt it, the version verifies.
+    book = PaytableBook({"GBP": today}, [RATED])
+    with rated.audit_unit_of_work() as uow:
+        uow.snapshot()
+        assert history_audits.check_unit(uow, f"game-{game_id}", book, lambda _: []) == []
 
 
 def test_each_paytable_shows_every_game_s_price_and_its_strong_play_rtp(

@@ -586,6 +586,8 @@ async function financePage() {
     ]);
     const p = report.period;
     const published = Object.fromEntries(variants.variants.map((v) => [v.name, v.rtp ? v.rtp.displayed.rtp : null]));
+    const prices = (variants.paytables.find((t) => t.currency === report.currency) || { prices: [] }).prices;
+    const beaten = new Set(prices.filter((p) => p.beats_the_house).map((p) => p.variant));
     out.replaceChildren(
       el("section", { class: "panel" }, el("h2", { text: `Period ${report.from || from.value} to ${report.to || to.value} (${report.currency}${report.sandbox ? ", sandbox" : ""})` }),
         figures([["Stakes", money(p.stakes, report.currency), "stakes"], ["Payouts", money(p.payouts, report.currency), "payouts"],
@@ -597,7 +599,8 @@ async function financePage() {
           el("tbody", {}, report.variants.filter((t) => t.stakes).map((t) => el("tr", { "data-variant": t.variant },
             el("td", { text: t.variant }), el("td", { text: money(t.stakes, report.currency) }), el("td", { text: money(t.payouts, report.currency) }),
             el("td", { text: money(t.ggr, report.currency) }),
-            el("td", { text: t.rtp ?? "–" }), el("td", { text: published[t.variant] ?? "–" })))))));
+            el("td", { text: t.rtp ?? "–" }),
+            el("td", { class: beaten.has(t.variant) ? "beats-the-house" : "", text: ((t.published && t.published.rtp) ?? published[t.variant] ?? "–") + (beaten.has(t.variant) ? " (strong play beats the house)" : "") })))))));
   });
   form.addEventListener("submit", (event) => { event.preventDefault(); show(); });
   app.replaceChildren(el("h1", { text: "Finance" }), form, out);
@@ -911,11 +914,27 @@ async function controlsPage() {
       el("div", { class: "inline" }, el("div", {}, el("label", { for: "switch-player", text: "Player id" }), player),
         el("button", { type: "button", id: "switch-player-off", onclick: named(player, "players")(false) }, "Switch player off"),
         el("button", { type: "button", id: "switch-player-on", onclick: named(player, "players")(true) }, "Switch player on"))) : null,
+    pricesPanel(variants),
     el("section", { class: "panel", id: "switches" }, el("h2", { text: "Every switch, as it stands" }),
       el("table", {}, el("thead", {}, el("tr", {}, ["Scope", "Target", "State", "Reason", "Changed"].map((h) => el("th", { text: h })))),
         el("tbody", {}, recorded.switches.map((s) => el("tr", { "data-scope": s.scope, "data-target": s.target },
           el("td", { text: s.scope }), el("td", { text: s.target }), el("td", {}, state(s.enabled)),
           el("td", { text: s.reason }), el("td", { text: when(s.changed_at) })))))));
+}
+
+// Each paytable's price of every game and what strong play gets back there (GET /v1/variants
+// prices[]): a price strong play beats is marked, as the start's significant event names it.
+function pricesPanel(variants) {
+  const figure = (f) => (f ? `${f.rtp} (${f.low}-${f.high}), ${f.player}` : "not measured");
+  return el("section", { class: "panel", id: "prices" }, el("h2", { text: "Prices and strong play" }),
+    el("p", { text: "Each paytable's multiplier per game and the RTP a strong player (seeing only what a player sees) gets back at it. A marked price returns more than the stake to strong play." }),
+    variants.paytables.map((t) => el("table", { "data-paytable": `${t.id}/${t.version}` },
+      el("caption", { text: `${t.id} v${t.version} (${t.currency})` }),
+      el("thead", {}, el("tr", {}, ["Game", "M", "Strong-play RTP", ""].map((h) => el("th", { text: h })))),
+      el("tbody", {}, t.prices.map((p) => el("tr", { "data-variant": p.variant, "data-beats-the-house": String(p.beats_the_house), class: p.beats_the_house ? "beats-the-house" : "" },
+        el("td", { text: p.variant }), el("td", { text: p.own_rate ? `${p.multiplier} (own rate)` : p.multiplier }),
+        el("td", { text: figure(p.rtp) }),
+        el("td", { text: p.beats_the_house ? "strong play beats the house" : "" })))))));
 }
 
 // --- routing ------------------------------------------------------------------------------------
