@@ -51,6 +51,9 @@ class Player:
     #: candidate"): published beside its figure, so a reader knows how far from the limit of
     #: its method it may be. Empty for a player that does not search.
     budget: str = ""
+    #: True: it may answer Undo where the rules allow one (the lab offers it then; a player
+    #: that never does is not offered it, so its figures cannot change by it).
+    takes_undo: bool = False
 
 
 def stateless(

@@ -7,7 +7,7 @@ import pkgutil
 
 from service.errors import InvalidArgument
 from service.rtp.bots import BOTS
-from service.rtp.experts import klondike
+from service.rtp.experts import klondike_strong
 from service.rtp.players import Kind, Player, stateless
 from service.rules.game import GameRules
 
@@ -27,16 +27,9 @@ def _experts(name: str) -> dict[str, Player]:
 #: family -> strong player (sees only what a player sees, searches). A family without one has
 #: none yet (its games show the reference bot's figure).
 STRONG: dict[str, Player] = _experts("STRONG")
-#: game -> its own strong player, where the family's is not the strongest we know there. In
-#: Vegas draw one, one pass, klondike-strong/1 took 9.18 cards a deal to the bot's 9.70 on the
-#: same 2,000 deals (a sampled world's solver plans on a stock order no player can know), so
-#: that game is played by the bot improved by play-outs (RTP.md). Vegas draw one and Klondike
-#: keep those players: klondike-strong/2 (the family's, issue 42) is weaker there so far
-#: (draw one 8.79 cards a deal to the rollout's 9.09, Klondike 21.79 to /1's 24.37; RTP.md).
-STRONG_FOR_GAME: dict[str, Player] = {
-    "vegas-draw1": klondike.ROLLOUT,
-    "klondike": klondike.STRONG_V1,
-}
+#: game -> its own strong player, where the family's plays it with another budget (the Klondike
+#: family's: a shorter search over as many worlds in Vegas draw one and Klondike; RTP.md).
+STRONG_FOR_GAME: dict[str, Player] = dict(klondike_strong.FOR_GAME)
 #: family -> clairvoyant bound (knows every card).
 CLAIRVOYANT: dict[str, Player] = _experts("CLAIRVOYANT")
 

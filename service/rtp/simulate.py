@@ -64,16 +64,19 @@ def play_one(game_id: str, index: int, kind: Kind = "bot") -> int:
     state = g.fold(g.decide(g.INITIAL, start))
     sealed = g.hidden_cards(rules, deck)
     secrets = clear_secrets(sealed, redeals) if kind == "clairvoyant" else None
-    choose = player_for(rules, kind).start(
-        rules, random.Random(player_seed(game_id, index)), secrets
-    )
+    player = player_for(rules, kind)
+    choose = player.start(rules, random.Random(player_seed(game_id, index)), secrets)
     progress_at_recycle: tuple[int, ...] | None = None
     for _ in range(MAX_ACTIONS):
         table = state.table
         if state.status != "in_progress" or table is None:
             break
         legal = [c for c in g.legal_commands(state) if not isinstance(c, g.Collect)]
-        action = choose(table, [a for a in legal if not isinstance(a, g.Undo)])
+        # Undo is offered to a player that takes it: a legal advantage the published figure
+        # must include (a peek at the next draw, taken back), never a way round the guards
+        # below (an undone draw leaves the table as it was, and the actions still count).
+        offered = legal if player.takes_undo else [a for a in legal if not isinstance(a, g.Undo)]
+        action = choose(table, offered)
         if action is None:
             break
         if isinstance(action, Recycle):

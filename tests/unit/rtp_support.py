@@ -32,8 +32,8 @@ def deal(game_id: str, index: int) -> tuple[g.Game, tuple[str, ...], Shuffle]:
 
 
 def playable(state: g.Game) -> list[PlayAction]:
-    """The actions a simulated player chooses among (the lab never undoes, and collects by
-    stopping)."""
+    """The actions a simulated player chooses among (undo aside: the lab offers it only to a
+    player that takes it; every player collects by stopping)."""
     return [c for c in g.legal_commands(state) if not isinstance(c, g.Collect | g.Undo)]
 
 

@@ -20,9 +20,9 @@ def test_a_deal_is_refused_by_any_switch_that_covers_it_and_only_those() -> None
     assert player.value.scope == "player"
     version = [Switch("version", "vegas-klondike/1", "audit")]
     assert not controls.game_open(version, "vegas-draw3", "vegas-klondike/1")
-    assert controls.game_open(version, "klondike", "klondike/2")
+    assert controls.game_open(version, "klondike", "klondike/3")
     everyone = [Switch("all", controls.EVERYONE, "incident")]
-    assert not controls.game_open(everyone, "klondike", "klondike/2")
+    assert not controls.game_open(everyone, "klondike", "klondike/3")
 
 
 def test_a_switch_names_its_scope_and_gives_a_reason() -> None:

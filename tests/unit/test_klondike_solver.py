@@ -81,20 +81,27 @@ def test_the_solver_s_moves_are_the_model_s(game_id: str) -> None:
 
 
 @pytest.mark.parametrize("game_id", GAMES)
-def test_the_root_moves_are_legal_where_the_player_stands(game_id: str) -> None:
-    """From the player's view (sealed cards unknown), every move it weighs is legal there."""
+def test_the_candidates_are_legal_where_the_player_stands_and_never_loop(game_id: str) -> None:
+    """From the player's view (sealed cards unknown), every move it weighs is legal there, and
+    none leads back to a position it has decided in."""
     rules = game_named(game_id)
     model = km.Model(rules)
     solver = ks.Solver(model)
+    moves = km.Solver(model)
     weighed = 0
     for table, _world in _positions(game_id, 3, 80, 5):
         view, _line = solver.settle(km.state_of(table))
         if view != km.state_of(table):
             continue  # the player turns a card or plays a safe one before weighing anything
         legal = {model.move_of(table, a) for a in rules.legal_actions(table)}
-        for m in solver.root_moves(view):
+        cands = moves.candidates(view, legal, set())
+        assert len(set(cands)) == len(cands)
+        for m in cands:
             assert m in legal
             weighed += 1
+        if cands:  # a position it has decided in is never gone back to
+            after = model.automatic(model.step(view, cands[0]))
+            assert cands[0] not in moves.candidates(view, legal, {after})
     assert weighed > 100
 
 
@@ -122,7 +129,9 @@ def test_the_searched_line_reaches_the_cards_it_claims(game_id: str) -> None:
         assert km.units(end) == best
         assert rules.units(_play_line(rules, state.table, line, secrets)) == best
         # Each candidate's value is at least what the position after it holds.
-        cands = solver.root_moves(solver.settle(km.state_of(state.table))[0])
+        view = solver.settle(km.state_of(state.table))[0]
+        cands = km.Solver(model).candidates(view, set(solver.legal(view)), set())
+        assert cands
         values, _n = solver.evaluate(world, cands, 500)
         for m, v in zip(cands, values, strict=True):
             assert v >= km.units(solver.settle(model.step(world, m))[0])

@@ -73,11 +73,12 @@ def test_the_strong_player_beats_the_bot_and_the_bound_beats_both(game_id: str) 
 
 
 def test_a_game_s_own_strong_player_plays_it_and_no_other_game() -> None:
-    """Vegas draw one has its own (the family's lost to the bot there); draw three keeps the
-    family's."""
+    """Vegas draw one and Klondike have the family's player with their own budget; draw three
+    has the family's."""
     for game_id, player in STRONG_FOR_GAME.items():
         assert player_for(STANDALONE[game_id], "strong") == player
-    assert player_for(VEGAS_DRAW1, "strong").version == "klondike-rollout/1"
+    assert player_for(VEGAS_DRAW1, "strong").budget != STRONG["klondike"].budget
+    assert player_for(VEGAS_DRAW1, "strong").version == STRONG["klondike"].version
     assert player_for(VEGAS_DRAW3, "strong") == STRONG["klondike"]
 
 

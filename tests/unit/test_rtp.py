@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
+from collections.abc import Sequence
 from decimal import Decimal
 
 import pytest
@@ -11,8 +13,9 @@ from service.core import game_decider as g
 from service.core import shuffle
 from service.games import STANDALONE, game_named
 from service.rtp import simulate
-from service.rtp.players import Kind
+from service.rtp.players import Choose, Kind, Player
 from service.rtp.roster import STRONG, player_for
+from service.rules.actions import Draw, PlayAction, Undo
 from tests.unit.rtp_support import blinded
 
 
@@ -98,3 +101,28 @@ def test_the_clairvoyant_plays_its_line_through_the_real_decider(game_id: str) -
     for index in range(2):
         bound = simulate.play_one(game_id, index, "clairvoyant")
         assert bound >= simulate.play_one(game_id, index, "bot")
+
+
+@pytest.mark.parametrize("takes_undo", [False, True])
+def test_the_lab_offers_undo_only_to_a_player_that_takes_it(
+    takes_undo: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Undo is a legal advantage (a peek at the next draw, taken back): the lab offers it to a
+    player that takes it, so its published figure includes it, and to no other."""
+    offered: list[bool] = []
+
+    def start(rules: object, rng: random.Random, secrets: object) -> Choose:
+        def choose(table: object, legal: Sequence[PlayAction]) -> PlayAction | None:
+            offered.append(any(isinstance(a, Undo) for a in legal))
+            if Undo() in legal:
+                return Undo()  # taken: the draw before it is undone through the real decider
+            return next((a for a in legal if isinstance(a, Draw)), None)
+
+        return choose
+
+    player = Player("strong", "undo-taker/test", start, "draws, and undoes each draw")
+    player = dataclasses.replace(player, takes_undo=takes_undo)
+    monkeypatch.setattr(simulate, "player_for", lambda rules, kind: player)
+    units = simulate.play_one("vegas-draw3", 0, "strong")
+    assert any(offered) is takes_undo
+    assert units == 0 or not takes_undo  # undoing every draw plays nothing

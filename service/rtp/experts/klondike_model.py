@@ -36,12 +36,11 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import TypeVar
 
 from service.games import klondike as kl
-from service.rtp.bots import klondike as bot
-from service.rtp.experts.cards import CARDS, HEIGHT, NUMBER, RANK, SUIT
+from service.rtp.experts.cards import CARDS, HEIGHT, NUMBER, SUIT
 from service.rules.actions import Draw, MoveCards, PlayAction, Recycle, Turn
 from service.rules.building import alternate_colour_down, is_king
 from service.rules.cards import RED, Card
@@ -424,6 +423,23 @@ class Solver:
         self._reach[key] = (out, by_card)
         return out, by_card
 
+    def candidates(self, st: State, legal: Collection[Move], decided: set[State]) -> list[Move]:
+        """The moves a searching player weighs from a settled position it sees (sealed cards
+        UNKNOWN): the first move of each of the search's moves (a plain draw or recycle for
+        the stock), legal at the table, once each, in the search's order (which breaks ties),
+        less any whose position, after what plays by itself, it has already decided in (no
+        loops: in Klondike a tie would otherwise wander round the stock)."""
+        out: list[Move] = []
+        for seg, _child in self.moves(st, stock_moves=False):
+            m = seg[0]
+            if (
+                m in legal
+                and m not in out
+                and self.model.automatic(self.model.step(st, m)) not in decided
+            ):
+                out.append(m)
+        return out
+
     # --- search -----------------------------------------------------------------------------
 
     def moves(self, st: State, stock_moves: bool = True) -> Iterator[tuple[Segment, State]]:
@@ -685,205 +701,3 @@ def descend(solver: Solver, st: State, budget: int, total: int) -> tuple[int, li
         st = step[1]
         walked.add(st)
     return best, best_line
-
-
-def best_units(solver: Solver, st: State, budget: int, memo: dict[object, int]) -> int:
-    """The most cards on the foundations a depth-first search from ``st`` finds within
-    ``budget`` new positions, sharing ``memo`` (position -> the most found below it, a lower
-    bound) with other searches of the same world, so a position one move order reached is
-    not searched again from another."""
-    nodes = 0
-
-    def value(s: State) -> int:
-        nonlocal nodes
-        cols, downs, found, _stock, waste, passes = s
-        key = (cols, downs, found, len(waste), passes)
-        v = memo.get(key)
-        if v is not None:
-            return v
-        best = found[0] + found[1] + found[2] + found[3]
-        memo[key] = best  # until searched: a position on the path is worth what it holds
-        nodes += 1
-        if best == 52:
-            return best
-        for _seg, child in solver.moves(s):
-            if nodes >= budget:
-                break
-            v = value(solver.settle(child, []))
-            if v > best:
-                best = v
-                if best == 52:
-                    break
-        memo[key] = best
-        return best
-
-    return value(solver.settle(st, []))
-
-
-# --- the reference bot's policy, mirrored (the play-outs' policy) -------------------------------
-
-#: Which suit each foundation pile holds, in pile order (-1: empty). The bot takes a card back
-#: off the first foundation pile that qualifies, so its play-outs need the piles' order.
-Piles = tuple[int, ...]
-
-
-def piles_of(table: Table) -> Piles:
-    """The suit each foundation pile of a table holds (-1: empty), in pile order."""
-    return tuple(-1 if (top := table.piles[f].top) is None else SUIT[NUMBER[top]] for f in kl.F)
-
-
-def piles_after(piles: Piles, st: State, m: Move) -> Piles:
-    """The foundation piles after move ``m`` in ``st``: an Ace goes to the first empty one (the
-    rules' ``fitting_foundation``)."""
-    kind = m[0]
-    if kind == COL_FOUND:
-        a = st[0][m[1]][-1]
-    elif kind == WASTE_FOUND:
-        a = st[4][-1]
-    else:
-        return piles
-    if HEIGHT[a]:
-        return piles
-    k = piles.index(-1)
-    return (*piles[:k], SUIT[a], *piles[k + 1 :])
-
-
-class Bot:
-    """``service.rtp.bots.klondike`` on the compact position: the same steps, in the same
-    order, with the same tie-breaks (the real rules' order of legal moves). The conformance test
-    plays the two side by side."""
-
-    def __init__(self, model: Model, unlimited: bool) -> None:
-        self.model = model
-        self.unlimited = unlimited
-        self.explicit_turn = model.explicit_turn
-
-    def move(self, st: State, piles: Piles) -> Move | None:
-        """The bot's move here, or None when it stops and collects."""
-        cols, downs, found, stock, waste, passes = st
-        if self.explicit_turn:
-            for i in range(COLUMNS):
-                if cols[i] and downs[i] == len(cols[i]):
-                    return (TURN, i)  # 1.
-        unlimited = self.unlimited
-
-        def safe(a: int) -> bool:
-            if unlimited or RANK[a] <= 2:
-                return True
-            o = OTHER_COLOUR[SUIT[a]]
-            return RANK[a] <= min(found[o[0]], found[o[1]]) + bot.SAFE_MARGIN
-
-        tops = [col[-1] if len(col) > d else UNKNOWN for col, d in zip(cols, downs, strict=True)]
-
-        def fits(a: int, j: int) -> bool:
-            return KING[a] if not cols[j] else tops[j] in ONTO[a]
-
-        w = waste[-1] if waste else -1
-        waiting = [col[d] for col, d in zip(cols, downs, strict=True) if d and len(col) > d]
-        # The real legal moves the bot reads, in the rules' order: (move, its card, uncovers,
-        # depth) for foundation plays; (move, n, up) between columns.
-        to_found: list[tuple[Move, int, bool, int]] = []
-        if w >= 0 and found[SUIT[w]] == HEIGHT[w]:
-            to_found.append(((WASTE_FOUND,), w, False, 1))
-        between: list[tuple[Move, int, int]] = []
-        for i in range(COLUMNS):
-            col, d = cols[i], downs[i]
-            up = len(col) - d
-            for n in range(1, up + 1):
-                a = col[-n]
-                for j in range(COLUMNS):
-                    if j != i and fits(a, j):
-                        between.append(((COL_COL, i, j, n), n, up))
-            if up and found[SUIT[col[-1]]] == HEIGHT[col[-1]]:
-                to_found.append(((COL_FOUND, i), col[-1], bool(d) and up == 1, -d))
-
-        # 2. Safe foundation plays, uncovering ones first, then the deepest column.
-        safe_up = [t for t in to_found if safe(t[1])]
-        if safe_up:
-            return min(safe_up, key=lambda t: (not t[2], t[3]))[0]
-        # 3. Uncover a face-down card (deepest first; a column before a foundation).
-        uncovering: list[tuple[int, bool, Move]] = [
-            (-downs[m[1]], False, m) for m, n, up in between if downs[m[1]] and n == up
-        ]
-        uncovering.extend((t[3], True, t[0]) for t in to_found if t[2])
-        if uncovering:
-            return min(uncovering, key=lambda t: (t[0], t[1]))[2]
-        # 4. The waste card.
-        if w >= 0:
-            from_waste: list[tuple[bool, Move]] = []
-            if found[SUIT[w]] == HEIGHT[w]:
-                from_waste.append((True, (WASTE_FOUND,)))
-            from_waste.extend((False, (WASTE_COL, j)) for j in range(COLUMNS) if fits(w, j))
-            if from_waste:
-                column_first = not safe(w)
-                return min(from_waste, key=lambda t: t[0] != column_first)[1]
-
-        # 5. Free a card.
-        def welcome(a: int) -> bool:
-            return (w >= 0 and a in ONTO[w]) or any(a in ONTO[x] for x in waiting)
-
-        no_empty_column = all(cols)
-        king_waiting = any(KING[x] for x in waiting) or (w >= 0 and KING[w])
-        for m, n, up in between:
-            i = m[1]
-            if n < up:
-                freed = cols[i][-n - 1]
-                s = SUIT[freed]
-                if (RANK[freed] == found[s] + 1 and safe(freed)) or welcome(freed):
-                    return m
-            elif downs[i] == 0 and no_empty_column and king_waiting:
-                return m
-        for s in piles:
-            if s >= 0 and found[s]:
-                a = 13 * s + found[s] - 1
-                for j in range(COLUMNS):
-                    if fits(a, j):
-                        if not safe(a) and welcome(a):
-                            return (FOUND_COL, s, j)
-                        break
-        # 6. Draw.
-        if stock:
-            return (DRAW,)
-        # 7. Every foundation play, then recycle.
-        if to_found:
-            return min(to_found, key=lambda t: (not t[2], t[3]))[0]
-        if waste and (passes is None or passes > 1):
-            return (RECYCLE,)
-        # 8. The end: free a card that then goes up.
-        for m, n, up in between:
-            if n < up:
-                freed = cols[m[1]][-n - 1]
-                if RANK[freed] == found[SUIT[freed]] + 1:
-                    return m
-        return None
-
-    def rollout(self, st: State, piles: Piles, cache: dict[object, int], limit: int = 2_000) -> int:
-        """The cards on the foundations the bot ends with from ``st`` (a world), played as the
-        lab plays it (stopped when a pass through the stock changes nothing), remembering the
-        answer for every position it passes (in one world its play is always the same)."""
-        model = self.model
-        passed: list[object] = []
-        at_recycle: object = None
-        result = -1
-        for _ in range(limit):
-            key = (st, piles)
-            hit = cache.get(key)
-            if hit is not None:
-                result = hit
-                break
-            passed.append(key)
-            m = self.move(st, piles)
-            if m is None:
-                break
-            if m[0] == RECYCLE:
-                progress = (st[0], st[1], st[2], len(st[3]), len(st[4]))
-                if progress == at_recycle:
-                    break
-                at_recycle = progress
-            piles = piles_after(piles, st, m)
-            st = model.step(st, m)
-        if result < 0:
-            result = units(st)
-        for seen in passed:
-            cache[seen] = result
-        return result

@@ -220,15 +220,6 @@ class Solver:
             for k in range(n)
         ]
 
-    def root_moves(self, st: km.State) -> list[km.Move]:
-        """The moves worth weighing from a settled position the player sees (sealed cards
-        UNKNOWN): the search's moves, with a plain draw or recycle for the stock."""
-        out: list[km.Move] = []
-        for seg, _child in self.children(st, plain=True):
-            if seg[0] not in out:
-                out.append(seg[0])
-        return out
-
     # --- search -------------------------------------------------------------------------------
 
     def solve(

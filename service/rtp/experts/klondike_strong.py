@@ -1,4 +1,4 @@
-"""The Klondike family's strong player (``klondike-strong/2``): determinized Monte Carlo over the
+"""The Klondike family's strong player (``klondike-strong/3``): determinized Monte Carlo over the
 C solver (``klondike_solver``), the method of Bjarnason, Fern and Tadepalli (2009, "Lower
 bounding Klondike solitaire with Monte-Carlo planning") with a stronger inner search.
 
@@ -11,16 +11,16 @@ It sees only what a player sees: the sealed table, its sealed slots taken by pos
    it) goes up, without search;
 2. in Klondike (unlimited passes) it first draws through the whole stock once: recycling costs
    nothing there, and the stock's order is then known;
-3. the candidates are the moves the solver would try from here (``Solver.root_moves``: a
-   plain draw or recycle for the stock), less any that leads back to a position it has already
-   decided in (no loops); one candidate is played at once;
-4. peeking: where the rules let a draw be undone (seed 000's undo list: a draw, a move from the
-   waste, a move between a foundation and a column) and it has been offered an undo (so
-   whoever plays it takes undos), before weighing candidates with the next draw's cards unseen
-   it draws and undoes: the cards the draw showed are then known, and it remembers them by
-   their slot in the stock (from the bottom, so a renumbered table cannot confuse it) until
-   they are drawn for real. The RTP lab offers no undo (``simulate.play_one``), so the lab's
-   figures are without peeking;
+3. the candidates are the first moves of the search's moves from here (``Solver.candidates``
+   of the fast model, in its order, which breaks ties: a plain draw or recycle for the
+   stock), less any that leads back to a position it has already decided in (every position
+   it stands at is marked decided first, so a tie cannot wander round the stock); one
+   candidate is played at once;
+4. peeking: where the rules let a draw be undone and it has been offered an undo (the lab
+   offers one to it, ``Player.takes_undo``, so its published figures include peeking), before
+   weighing candidates with the next draw's cards unseen it draws and undoes: the cards the
+   draw showed are then known, and it remembers them by their slot in the stock (from the
+   bottom, so a renumbered table cannot confuse it) until they are drawn for real;
 5. otherwise it samples ``worlds`` worlds (every assignment of the unseen cards, peeked ones
    apart, to the sealed slots equally likely, from its own rng; with few unseen cards, every
    assignment once), and in each world values every candidate by the solver
@@ -30,8 +30,10 @@ It sees only what a player sees: the sealed table, its sealed slots taken by pos
    candidate has scored the same in each; it stops and collects only when every candidate's
    mean is below the cards already up.
 
-Budget per decision: at most worlds x candidates x budget positions of the C search (128 x ~4
-x 375); about 1 s of CPU a deal of Vegas draw three.
+Budget per decision: at most worlds x candidates x budget positions of the C search: in Vegas
+draw three 128 x ~4 x 375, widening (about 1 s of CPU a deal); in Vegas draw one and Klondike
+128 x ~4 x 60, depth first (about 0.2-0.3 s a deal), where a longer search played worse
+(``FOR_GAME``; RTP.md has the sweeps).
 """
 
 from __future__ import annotations
@@ -62,9 +64,12 @@ TIE_CHECK = 4
 def determinized_player(
     version: str, worlds: int, budget: int, widen: int = ks.WIDEN, peek: bool = True
 ) -> Player:
+    search = f"widening by {widen} levels" if widen else "depth first"
+
     def start(rules: GameRules, rng: random.Random, secrets: Secrets | None) -> Choose:
         model = km.Model(rules)
         solver = ks.Solver(model)
+        moves = km.Solver(model)  # the search's moves, for the candidates (its order)
         decided: set[km.State] = set()  # positions it has decided in
         peeked: dict[int, int] = {}  # a stock slot (from the bottom) -> the card a peek showed
         peeking: int | None = None  # the stock's size before the draw that peeks
@@ -95,11 +100,8 @@ def determinized_player(
             stock = st[3]
             if rules.passes is None and km.UNKNOWN in stock and (km.DRAW,) in legal_moves:
                 return Draw()  # unlimited passes: see the whole stock first, for nothing
-            cands = [
-                m
-                for m in solver.root_moves(st)
-                if m in legal_moves and model.step(st, m) not in decided
-            ]
+            decided.add(st)
+            cands = moves.candidates(st, legal_moves, decided)
             if not cands:
                 return None
             if len(cands) == 1:
@@ -107,8 +109,7 @@ def determinized_player(
             nxt = stock[-model.draw_count :]
             if may_peek and undo_offered and km.UNKNOWN in nxt and (km.DRAW,) in legal_moves:
                 peeking = len(stock)
-                return Draw()
-            decided.add(st)
+                return Draw()  # then weighs from the view with the peeked cards
             best = _weigh(rules, solver, table, st, peeked, cands, rng, worlds, budget, widen)
             return None if best is None else km.real_action(table, best)
 
@@ -119,10 +120,11 @@ def determinized_player(
         version,
         start,
         f"determinized Monte Carlo over a C Klondike solver: {worlds} sampled worlds per "
-        f"decision, each candidate searched for at most {budget} positions in each (a draw "
-        "is peeked at and undone where the rules allow; Klondike: the stock is drawn through "
-        "once first)",
-        budget=f"{worlds} worlds x {budget:,} positions a candidate",
+        f"decision, each candidate searched for at most {budget} positions in each ({search}; "
+        "a draw is peeked at and undone where the rules allow; Klondike: the stock is drawn "
+        "through once first)",
+        budget=f"{worlds} worlds x {budget:,} positions a candidate ({search})",
+        takes_undo=peek,
     )
 
 
@@ -184,4 +186,13 @@ def _weigh(
     return cands[best]
 
 
-STRONG = determinized_player("klondike-strong/2", WORLDS, BUDGET)
+VERSION = "klondike-strong/3"
+#: The family's (Vegas draw three's): a search widening by 5 levels.
+STRONG = determinized_player(VERSION, WORLDS, BUDGET)
+#: Each other variant's own budget. With one pass of draw one, or unlimited passes, a short
+#: depth-first search over many worlds plays best (RTP.md's sweeps): a longer one plans on
+#: face-down cards and a stock order no player can know.
+FOR_GAME: dict[str, Player] = {
+    game_id: determinized_player(VERSION, worlds, budget, widen=0)
+    for game_id, (worlds, budget) in {"vegas-draw1": (128, 60), "klondike": (128, 60)}.items()
+}
