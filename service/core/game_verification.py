@@ -32,6 +32,7 @@ from service.core.clock import parse_instant
 from service.core.paytable import Paytable, PaytableBook, winnings
 from service.core.streams import id_of
 from service.errors import RuleViolation
+from service.games import game_named
 from service.rules import fold as table_fold
 from service.rules.cards import Card
 from service.rules.game import GameRules, Shuffle
@@ -321,8 +322,9 @@ def _check_rules(
     start = 3 if len(events) > 2 and isinstance(events[2], ClockStarted) else 2
     try:
         command = _start_command(events, paytables, deck or ())
-        if g.stake_placed(command) != placed:
-            result.fail("rules", _location(stream, 1), g.stake_placed(command), placed)
+        staked = _as_priced(g.stake_placed(command), placed, command.paytable)
+        if staked != placed:
+            result.fail("rules", _location(stream, 1), staked, placed)
         if deck is not None and dealt.deck is None:
             expected = g.decide(g.INITIAL, command)
             start = len(expected)
@@ -466,19 +468,14 @@ def _check_payout(
     assert isinstance(placed, StakePlaced)
     rules = result.state.rules
     where = _location(result.stream_id, 1)
-    # The M its paytable pays this game at (the operator's rate, else the rules'); a seat's
-    # game records its rules' M.
-    expected = (
-        None
-        if rules is None
-        else rules.multiplier
-        if placed.duel_id is not None
-        else _recorded_paytable(placed, paytables).multiplier_for(rules.id, rules.multiplier)
-    )
-    if (
-        rules is not None
-        and placed.rules_version == rules.rules_version
-        and (placed.multiplier, placed.max_units) != (expected, rules.max_units)
+    # The Ms its paytable paid this game at under the version it recorded (the operator's
+    # rate, else the rules' then: today's or an earlier price); a seat's game records its
+    # rules' M. A version the rules never had is the rules check's finding too.
+    paytable = None if placed.duel_id is not None else _recorded_paytable(placed, paytables)
+    allowed = [] if rules is None else _priced_at(rules, placed, paytable)
+    expected = allowed[0] if len(allowed) == 1 else " or ".join(allowed) or "none"
+    if rules is not None and (
+        placed.multiplier not in allowed or placed.max_units != rules.max_units
     ):
         result.fail(
             "payout",
@@ -504,6 +501,26 @@ def _check_payout(
             result.fail("payout", where, refund, ending.refund)
     elif state.status in ("in_progress", "complete"):
         result.checks["payout"] = "pending"
+
+
+def _priced_at(rules: GameRules, placed: StakePlaced, paytable: Paytable | None) -> list[str]:
+    """Every M a game of ``rules`` staked at ``paytable`` (None: a duel seat's, at its rules'
+    M) recorded at its rules version."""
+    return [
+        m if paytable is None else paytable.multiplier_for(rules.id, m)
+        for m in rules.prices_at(placed.rules_version)
+    ]
+
+
+def _as_priced(expected: StakePlaced, placed: StakePlaced, paytable: Paytable) -> StakePlaced:
+    """Today's deal of the game, priced as the version it recorded, if that is today's or an
+    earlier price of the same play (only M and the version differ); else as it is (and the
+    comparison with the record fails)."""
+    rules = game_named(placed.variant)
+    priced_by = None if placed.duel_id is not None else paytable
+    if placed.multiplier in _priced_at(rules, placed, priced_by):
+        return replace(expected, rules_version=placed.rules_version, multiplier=placed.multiplier)
+    return expected
 
 
 def _check_ledger(

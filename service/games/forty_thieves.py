@@ -91,6 +91,7 @@ class FortyThieves(GameRules):
     family = "forty-thieves"
     #: /2: M 1.85 -> 1.58, priced against the strong player (RTP.md); play unchanged.
     rules_version = "forty-thieves/2"
+    earlier_prices = (("forty-thieves/1", "1.85"),)
     decks = 2
     max_units = 104
     multiplier = "1.58"  # the RTP lab's, against the strong player (service/rtp/RTP.md)

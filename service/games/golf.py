@@ -48,6 +48,7 @@ class Golf(GameRules):
     #: /2: M 1.3 -> 1.18, priced against the strong player (RTP.md); play unchanged.
     #: /3: M 1.17, priced against a stronger one (golf-strong/2); play unchanged.
     rules_version = "golf/3"
+    earlier_prices = (("golf/1", "1.3"), ("golf/2", "1.18"))
     decks = 1
     max_units = TABLEAU_CARDS
     multiplier = "1.17"  # the RTP lab's, against the strong player (service/rtp/RTP.md)

@@ -101,6 +101,7 @@ class Klondike(GameRules):
         multiplier: str,
         rules_version: str,
         summary: tuple[str, ...],
+        earlier_prices: tuple[tuple[str, str], ...] = (),
         undo: bool = True,
         time_limit: int | None = None,
         duel: bool = False,
@@ -118,6 +119,7 @@ class Klondike(GameRules):
         self.passes = passes
         self.explicit_turn = explicit_turn
         self.multiplier = multiplier
+        self.earlier_prices = earlier_prices
         self.rules_version = rules_version
         self.summary = summary
 
@@ -487,6 +489,7 @@ KLONDIKE = Klondike(
     # /3: M 2.39 -> 2, priced against klondike-strong/3 (issue 42: it took 24.62 cards a deal
     # to klondike-strong/1's 20.57, 113.03% at 2.39); play unchanged.
     rules_version="klondike/3",
+    earlier_prices=(("klondike/1", "3.5"), ("klondike/1", "3.6"), ("klondike/2", "2.39")),
     summary=(
         "7 columns of 1 to 7 cards, the top card of each face up; 24 in the stock.",
         "Draw three cards at a time; unlimited passes through the stock.",

@@ -176,6 +176,7 @@ class LaNivernaise(GameRules):
     family = "la-nivernaise"
     #: /2: M 1.63 -> 1.22, priced against the strong player (RTP.md); play unchanged.
     rules_version = "la-nivernaise/2"
+    earlier_prices = (("la-nivernaise/1", "1.63"),)
     decks = 2
     max_units = 104
     multiplier = "1.22"  # the RTP lab's, against the strong player (service/rtp/RTP.md)

@@ -128,6 +128,7 @@ class Pyramid(GameRules):
     family = "pyramid"
     #: /2: M 1.5 -> 1.41, priced against the strong player (RTP.md); play unchanged.
     rules_version = "pyramid/2"
+    earlier_prices = (("pyramid/1", "1.5"),)
     decks = 1
     max_units = 52
     multiplier = "1.41"  # the RTP lab's, against the strong player (service/rtp/RTP.md)

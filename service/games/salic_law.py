@@ -125,6 +125,7 @@ class SalicLaw(GameRules):
     family = "salic-law"
     #: /2: M 1.36 -> 1.14, priced against the strong player (RTP.md); play unchanged.
     rules_version = "salic-law/2"
+    earlier_prices = (("salic-law/1", "1.36"),)
     decks = 2
     max_units = FOUNDATIONS * JACK  # 88
     multiplier = "1.14"  # the RTP lab's, against the strong player (service/rtp/RTP.md)

@@ -84,6 +84,7 @@ class Scorpion(GameRules):
         rows: int,
         closed_columns: int,
         multiplier: str,
+        earlier_prices: tuple[tuple[str, str], ...],
         summary: tuple[str, ...],
     ) -> None:
         self.id = game_id
@@ -94,6 +95,7 @@ class Scorpion(GameRules):
         #: Columns 0..closed_columns-1 deal their first three cards face down.
         self.closed_columns = closed_columns
         self.multiplier = multiplier
+        self.earlier_prices = earlier_prices
         self.summary = summary
         self.max_units = 52 * decks
         self.tableau_cards = columns * rows
@@ -250,6 +252,7 @@ SCORPION = Scorpion(
     rows=7,
     closed_columns=4,
     multiplier="4.04",  # the RTP lab's, against the strong player (service/rtp/RTP.md)
+    earlier_prices=(("scorpion/1", "4.75"), ("scorpion/1", "4.9")),
     summary=(
         "7 columns of 7 cards; in columns 0-3 the first three are face down; the last 3 cards "
         "are the reserve.",
@@ -271,6 +274,7 @@ SUPER_SCORPION = Scorpion(
     rows=8,
     closed_columns=5,
     multiplier="1.03",  # the RTP lab's, against the strong player (service/rtp/RTP.md)
+    earlier_prices=(("scorpion/1", "1.06"),),
     summary=(
         "Two decks: 10 columns of 8 cards; in columns 0-4 the first three are face down; the "
         "other 24 cards are the hand.",

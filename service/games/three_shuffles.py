@@ -91,6 +91,7 @@ class ThreeShuffles(GameRules):
     family = "three-shuffles"
     #: /2: M 1.59 -> 1.28, priced against the strong player (RTP.md); play unchanged.
     rules_version = "three-shuffles/2"
+    earlier_prices = (("three-shuffles/1", "1.59"),)
     decks = 1
     max_units = 48
     multiplier = "1.28"  # the RTP lab's, against the strong player (service/rtp/RTP.md)

@@ -117,6 +117,7 @@ class UpsideDownPyramid(GameRules):
     family = "upside-down-pyramid"
     #: /2: M 2.56 -> 1.79, priced against the strong player (RTP.md); play unchanged.
     rules_version = "upside-down-pyramid/2"
+    earlier_prices = (("upside-down-pyramid/1", "2.56"),)
     decks = DECKS
     max_units = 52 * DECKS
     multiplier = "1.79"  # the RTP lab's, against the strong player (service/rtp/RTP.md)

@@ -74,6 +74,11 @@ class GameRules(ABC):
     #: new rules_version, so games dealt under the old one still verify and settle under it
     #: (a game's StakePlaced records its M). Its measured RTP: service/rtp/published.py.
     multiplier: str
+    #: The (rules_version, M) of each earlier version that differed from this one only in its
+    #: price (a version whose M changed before it was replaced lists each): a game dealt under
+    #: one still verifies and settles at the M it recorded, and a recorded version and M this
+    #: history does not hold is a finding.
+    earlier_prices: tuple[tuple[str, str], ...] = ()
     layout: Layout
     #: The rules in a few sentences, for GET /v1/variants.
     summary: tuple[str, ...]
@@ -93,6 +98,12 @@ class GameRules(ABC):
     time_limit: int | None = None
     #: Dealt only to a duel's seat (its money is the duel's), never on its own.
     duel: bool = False
+
+    def prices_at(self, rules_version: str) -> tuple[str, ...]:
+        """The Ms this game had at ``rules_version`` (today's, or an earlier price's); none for
+        a version it never had."""
+        every = ((self.rules_version, self.multiplier), *self.earlier_prices)
+        return tuple(m for version, m in every if version == rules_version)
 
     @abstractmethod
     def deal(self, deck: Sequence[Card]) -> Table:

@@ -22,6 +22,7 @@ from service.core import shuffle
 from service.core.game_verification import verify_game
 from service.core.paytable import default_paytables
 from service.core.replay import build_replay
+from service.games import STANDALONE, game_named
 from tests.builders import SEED, easy_deck, play, postings_for, recorded, start
 
 PAYTABLES = default_paytables()
@@ -129,3 +130,55 @@ def test_an_event_that_cannot_have_happened_is_a_rules_finding_not_a_crash(edit:
     replayed = build_replay(records, postings_for("g1", events), PAYTABLES, masked=False)
     assert not replayed.verification.ok
     assert len(replayed.steps) == 2  # the stake and the deal; the third record cannot be
+
+
+def _dealt_and_collected_as(game_id: str, rules_version: str, multiplier: str) -> list[GameEvent]:
+    """A game of ``game_id`` as a release pricing it at ``multiplier`` under ``rules_version``
+    recorded it: dealt from a committed seed, collected at once."""
+    rules = game_named(game_id)
+    seed = bytes([5]) * 32
+    deck = shuffle.derive_deck(seed, None, rules.decks)
+    sealed = g.hidden_cards(rules, deck)
+    begin = g.StartGame(
+        "game-1",
+        "player-1",
+        game_id,
+        520,
+        default_paytables()["GBP"],
+        deck,
+        shuffle.ALGORITHM,
+        shuffle.commitment(seed),
+    )
+    events = g.decide(g.INITIAL, begin, sealed)
+    placed = events[0]
+    assert isinstance(placed, StakePlaced)
+    events[0] = replace(placed, rules_version=rules_version, multiplier=multiplier)
+    collect = g.Collect(server_seed=seed.hex())
+    return events + g.decide(g.fold(events), collect, sealed, shuffle.redealer(seed, None))
+
+
+@pytest.mark.parametrize(
+    ("game_id", "version", "multiplier"),
+    [(r.id, v, m) for r in STANDALONE.values() for v, m in r.earlier_prices],
+)
+def test_a_game_dealt_at_an_earlier_price_verifies_at_the_m_it_recorded(
+    game_id: str, version: str, multiplier: str
+) -> None:
+    """Re-pricing a game (a new rules version, play unchanged) leaves every game dealt before
+    it verifying, paid at the M it recorded."""
+    events = _dealt_and_collected_as(game_id, version, multiplier)
+    found = verify_game(recorded("g", events), postings_for("g", events), default_paytables())
+    assert found.findings == []
+
+
+@pytest.mark.parametrize("game_id", ["klondike", "golf"])
+def test_a_price_or_version_the_game_never_had_is_a_finding(game_id: str) -> None:
+    rules = game_named(game_id)
+    for version, multiplier in [
+        (rules.earlier_prices[0][0], "9.99"),  # an earlier version, at a price it never had
+        (rules.rules_version, rules.earlier_prices[0][1]),  # today's version at an old price
+        (f"{game_id}/99", rules.multiplier),  # a version the game never had
+    ]:
+        events = _dealt_and_collected_as(game_id, version, multiplier)
+        found = verify_game(recorded("g", events), postings_for("g", events), default_paytables())
+        assert {f.check for f in found.findings} == {"rules", "payout"}, (version, multiplier)
