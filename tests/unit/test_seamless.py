@@ -54,9 +54,7 @@ def test_a_win_the_wallet_refuses_is_for_review_and_never_rolled_back() -> None:
     assert seamless.outcome("win", "RS_ERROR_INVALID_SIGNATURE") == "unknown"  # re-sent
 
 
-def test_a_rollback_of_a_bet_never_applied_settles_unless_the_bet_was_confirmed() -> (
-    None
-):
+def test_a_rollback_of_a_bet_never_applied_settles_unless_the_bet_was_confirmed() -> None:
     missing = "RS_ERROR_TRANSACTION_DOES_NOT_EXIST"
     assert seamless.outcome("rollback", missing) == "confirmed"
     assert seamless.outcome("rollback", missing, bet_confirmed=True) == "review"
