@@ -205,8 +205,13 @@ class PaytableBook(Mapping[str, Paytable]):
         self._current = dict(current)
         self._known: dict[tuple[str, int], Paytable] = {}
         for entry in logged:
-            # Each logged configuration was a valid one (it was loaded before it was logged).
-            (table,) = paytables_from_config([entry]).values()
+            # Each logged table was valid when it was loaded; one an older release logged in
+            # another shape is passed over (its games are checked by their recorded M), never
+            # allowed to stop every other game's check.
+            try:
+                (table,) = paytables_from_config([entry]).values()
+            except (KeyError, TypeError, ValueError):
+                continue
             self._known[(table.id, table.version)] = table
         for table in self._current.values():
             self._known[(table.id, table.version)] = table  # today's wins over the log

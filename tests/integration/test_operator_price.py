@@ -210,3 +210,13 @@ def test_the_watcher_judges_a_return_against_strong_play_at_the_price_it_was_pla
     (table,) = paytables_from_config([RATED]).values()
     assert published_for("vegas-draw3", "GBP", {"GBP": table}) == publication("vegas-draw3", "4.2")
     assert published_for("vegas-draw3", "EUR", {"GBP": table}) == publication("vegas-draw3")
+
+
+def test_a_logged_table_in_a_shape_it_cannot_read_is_passed_over() -> None:
+    """An entry an older release logged in another shape never stops the audit: it is passed
+    over, and the tables it can read are known."""
+    book = PaytableBook({}, [{"id": "odd"}, {**RATED, "ladder": "x"}, RATED])
+    known = book.version("vegas-gbp", 2)
+    assert known is not None
+    assert known.multiplier_for("vegas-draw3", "5") == "4.2"
+    assert book.version("odd", 1) is None
