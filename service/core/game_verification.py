@@ -152,22 +152,34 @@ def _location(stream: str, version: int) -> str:
 
 
 def _recorded_paytable(placed: StakePlaced, paytables: Mapping[str, Paytable]) -> Paytable:
-    """The paytable the game recorded: today's configuration if it is the same id and version,
-    else that version as the configuration log recorded it (a ``PaytableBook``), else one
-    reconstructed from the event (which still enforces the stake grid)."""
+    """The paytable the game recorded, in the game's own currency: today's configuration if it
+    is the same id and version, else that version as the configuration log recorded it (a
+    ``PaytableBook``: the copy that priced the game as recorded, if any did), else one
+    reconstructed from the event. ValueError if the event's stake is off the grid."""
     if isinstance(paytables, PaytableBook):
-        known = paytables.version(placed.paytable_id, placed.paytable_version)
-        if known is not None:
-            # In the game's own currency: a certification game records the sandbox's.
-            return replace(known, currency=placed.currency)
-    configured = paytables.get(placed.currency)
-    if configured is not None and (configured.id, configured.version) == (
-        placed.paytable_id,
-        placed.paytable_version,
-    ):
-        return configured
-    # A version neither configured nor in the log given: its stake range is not known, nor
-    # its own rate for this game (if it had one), so the M the game recorded stands in.
+        found = paytables.tables(placed.paytable_id, placed.paytable_version, placed.currency)
+        if not found and placed.certification:
+            # The sandbox's currency with the player's table: the table in any currency.
+            found = paytables.tables(placed.paytable_id, placed.paytable_version, None)
+        copies = [replace(t, currency=placed.currency) for t in found]
+        rules = game_named(placed.variant)
+        for table in copies:
+            if placed.duel_id is None and placed.multiplier in _priced_at(rules, placed, table):
+                return table
+        if copies:
+            return copies[0]
+    else:
+        configured = paytables.get(placed.currency)
+        if configured is not None and (configured.id, configured.version) == (
+            placed.paytable_id,
+            placed.paytable_version,
+        ):
+            return configured
+    # A version neither configured nor logged: its stake range is not known, so the stake
+    # stands in. Its own rate for this game is the M the game recorded only where no log was
+    # given: every start logs the tables it deals with, so with a log a version missing from it
+    # has no rate of its own, and the rules' prices apply.
+    logged = isinstance(paytables, PaytableBook) and paytables.logged
     return Paytable(
         placed.paytable_id,
         placed.paytable_version,
@@ -176,7 +188,7 @@ def _recorded_paytable(placed: StakePlaced, paytables: Mapping[str, Paytable]) -
         placed.stake,
         placed.stake,
         (placed.stake,),
-        ((placed.variant, placed.multiplier),),
+        () if logged else ((placed.variant, placed.multiplier),),
     )
 
 
@@ -471,7 +483,11 @@ def _check_payout(
     # The Ms its paytable paid this game at under the version it recorded (the operator's
     # rate, else the rules' then: today's or an earlier price); a seat's game records its
     # rules' M. A version the rules never had is the rules check's finding too.
-    paytable = None if placed.duel_id is not None else _recorded_paytable(placed, paytables)
+    try:
+        paytable = None if placed.duel_id is not None else _recorded_paytable(placed, paytables)
+    except (RuleViolation, ValueError) as exc:  # an unknown game or a stake off the grid
+        result.fail("payout", _location(result.stream_id, 1), "a stake on the grid", exc)
+        return
     allowed = [] if rules is None else _priced_at(rules, placed, paytable)
     expected = allowed[0] if len(allowed) == 1 else " or ".join(allowed) or "none"
     if rules is not None and (

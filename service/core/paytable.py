@@ -195,26 +195,34 @@ def paytables_from_config(entries: Iterable[Mapping[str, Any]]) -> dict[str, Pay
 class PaytableBook(Mapping[str, Paytable]):
     """Today's paytables by currency (as a mapping, where a plain one is taken), and every
     version the configuration log has recorded: a game staked on a version no longer
-    configured is verified against what that version said (its own rates), not against the M
-    the game recorded for itself. A table is known by its id and version (a certification
-    game records its player's table with the sandbox's currency)."""
+    configured is verified against what that version said (its stakes and own rates), not
+    against the M the game recorded for itself. A table is known by its id, version and
+    currency; every logged copy is kept (a table changed without a new version was logged
+    twice, and a game dealt under either copy is its)."""
 
     def __init__(
         self, current: Mapping[str, Paytable], logged: Iterable[Mapping[str, Any]] = ()
     ) -> None:
         self._current = dict(current)
-        self._known: dict[tuple[str, int], Paytable] = {}
+        self._known: dict[tuple[str, int, str], list[Paytable]] = {}
+        self.logged = False  # whether the log held any table (then it holds every one dealt)
+        for table in self._current.values():
+            self._add(table)
         for entry in logged:
             # Each logged table was valid when it was loaded; one an older release logged in
             # another shape is passed over (its games are checked by their recorded M), never
             # allowed to stop every other game's check.
             try:
                 (table,) = paytables_from_config([entry]).values()
-            except (KeyError, TypeError, ValueError):
+            except (AttributeError, KeyError, TypeError, ValueError):
                 continue
-            self._known[(table.id, table.version)] = table
-        for table in self._current.values():
-            self._known[(table.id, table.version)] = table  # today's wins over the log
+            self._add(table)
+            self.logged = True
+
+    def _add(self, table: Paytable) -> None:
+        copies = self._known.setdefault((table.id, table.version, table.currency), [])
+        if table not in copies:
+            copies.append(table)
 
     def __getitem__(self, currency: str) -> Paytable:
         return self._current[currency]
@@ -225,9 +233,15 @@ class PaytableBook(Mapping[str, Paytable]):
     def __len__(self) -> int:
         return len(self._current)
 
-    def version(self, paytable_id: str, version: int) -> Paytable | None:
-        """The table of this id and version, today's or as the log recorded it."""
-        return self._known.get((paytable_id, version))
+    def tables(self, paytable_id: str, version: int, currency: str | None) -> list[Paytable]:
+        """Every copy of this table in this currency, today's first; ``currency`` None: in any
+        currency (a certification game records the sandbox's with its player's table)."""
+        return [
+            table
+            for (i, v, c), copies in self._known.items()
+            if (i, v) == (paytable_id, version) and currency in (None, c)
+            for table in copies
+        ]
 
 
 def paytable_for(tables: Mapping[str, Paytable], currency: str) -> Paytable:

@@ -41,8 +41,13 @@ SELECT id, kind, occurred_at, actor, game_id, player_id, amount, currency, detai
 LOGGED_PAYTABLES_SQL = """
 SELECT DISTINCT t.value
   FROM significant_events AS e,
-       jsonb_array_elements(e.details->'configuration'->'paytables') AS t(value)
- WHERE e.kind = 'configuration'
+       -- a row whose paytables are not a list (the log is append-only: a bad row stays) is
+       -- read as none, never as an error that would stop every audit
+       jsonb_array_elements(CASE WHEN jsonb_typeof(e.details->'configuration'->'paytables')
+                                      = 'array'
+                                 THEN e.details->'configuration'->'paytables'
+                                 ELSE '[]'::jsonb END) AS t(value)
+ WHERE e.kind = 'configuration' AND jsonb_typeof(t.value) = 'object'
 """
 
 # The configuration last logged.

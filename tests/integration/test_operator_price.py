@@ -215,8 +215,23 @@ def test_the_watcher_judges_a_return_against_strong_play_at_the_price_it_was_pla
 def test_a_logged_table_in_a_shape_it_cannot_read_is_passed_over() -> None:
     """An entry an older release logged in another shape never stops the audit: it is passed
     over, and the tables it can read are known."""
-    book = PaytableBook({}, [{"id": "odd"}, {**RATED, "ladder": "x"}, RATED])
-    known = book.version("vegas-gbp", 2)
-    assert known is not None
+    book = PaytableBook(
+        {}, [{"id": "odd"}, {**RATED, "ladder": "x"}, {**RATED, "rates": []}, RATED]
+    )
+    (known,) = book.tables("vegas-gbp", 2, "GBP")
     assert known.multiplier_for("vegas-draw3", "5") == "4.2"
-    assert book.version("odd", 1) is None
+    assert book.tables("odd", 1, None) == []
+
+
+def test_a_configuration_row_of_another_shape_never_stops_the_log_s_tables(
+    rated: Container,
+) -> None:
+    """The log is append-only: a configuration row whose paytables are not a list of tables
+    stays, and reading the logged tables passes over it."""
+    with rated.unit_of_work() as uow:
+        for odd in ({"paytables": {"id": "x"}}, {"paytables": ["x", 1, RATED]}, {}):
+            uow.significant.record("configuration", "test", {"configuration": odd})
+        uow.commit()
+    with rated.audit_unit_of_work() as uow:
+        uow.snapshot()
+        assert uow.significant.logged_paytables() == [RATED]

@@ -20,7 +20,7 @@ from events.catalog import (
 from service.core import game_decider as g
 from service.core import shuffle
 from service.core.game_verification import verify_game
-from service.core.paytable import default_paytables
+from service.core.paytable import Paytable, PaytableBook, default_paytables
 from service.core.replay import build_replay
 from service.games import STANDALONE, game_named
 from tests.builders import SEED, easy_deck, play, postings_for, recorded, start
@@ -182,3 +182,64 @@ def test_a_price_or_version_the_game_never_had_is_a_finding(game_id: str) -> Non
         events = _dealt_and_collected_as(game_id, version, multiplier)
         found = verify_game(recorded("g", events), postings_for("g", events), default_paytables())
         assert {f.check for f in found.findings} == {"rules", "payout"}, (version, multiplier)
+
+
+def _staked_as(paytable: Paytable, stake: int = 520, **changes: object) -> list[GameEvent]:
+    """A golf game dealt at ``paytable`` and collected at once, its StakePlaced changed."""
+    rules = game_named("golf")
+    seed = bytes([9]) * 32
+    deck = shuffle.derive_deck(seed, None, rules.decks)
+    sealed = g.hidden_cards(rules, deck)
+    table = replace(paytable, min_stake=52, ladder=(52, *paytable.ladder))
+    begin = g.StartGame(
+        "game-1", "player-1", "golf", stake, table, deck, shuffle.ALGORITHM,
+        shuffle.commitment(seed),
+    )  # fmt: skip
+    events = g.decide(g.INITIAL, begin, sealed)
+    placed = events[0]
+    assert isinstance(placed, StakePlaced)
+    events[0] = replace(placed, **changes)  # type: ignore[arg-type]
+    collect = g.Collect(server_seed=seed.hex())
+    return events + g.decide(g.fold(events), collect, sealed, shuffle.redealer(seed, None))
+
+
+def _findings(events: list[GameEvent], book: PaytableBook) -> set[str]:
+    found = verify_game(recorded("g", events), postings_for("g", events), book)
+    return {f.check for f in found.findings}
+
+
+def test_a_table_id_shared_by_currencies_is_read_in_the_game_s_own_currency() -> None:
+    gbp = replace(default_paytables()["GBP"], id="std", version=7)
+    usd = replace(gbp, currency="USD", min_stake=5_200, ladder=(5_200,), default_stake=5_200)
+    book = PaytableBook({}, [gbp.as_config(), usd.as_config()])
+    assert _findings(_staked_as(gbp, stake=520), book) == set()
+    assert book.tables("std", 7, "USD") == [usd]
+
+
+def test_every_logged_copy_of_a_version_prices_its_own_games() -> None:
+    """A table changed without a new version was logged twice: a game under either copy is
+    its, and an M neither copy had is a finding."""
+    one = replace(default_paytables()["GBP"], id="std", version=7, rates=(("golf", "1.1"),))
+    two = replace(one, rates=(("golf", "1.05"),))
+    book = PaytableBook({}, [one.as_config(), two.as_config()])
+    assert _findings(_staked_as(one), book) == set()
+    assert _findings(_staked_as(two), book) == set()
+    assert _findings(_staked_as(one, multiplier="1.5"), book) == {"rules", "payout"}
+
+
+def test_with_a_log_a_version_it_never_logged_pays_only_the_rules_prices() -> None:
+    logged = replace(default_paytables()["GBP"], id="std", version=7)
+    book = PaytableBook({}, [logged.as_config()])
+    forged = _staked_as(logged, paytable_version=8, multiplier="3")
+    assert _findings(forged, book) == {"rules", "payout"}
+    plain = _staked_as(logged, paytable_version=8)  # at the rules' M: no own rate to check
+    assert _findings(plain, book) == set()
+
+
+def test_a_stake_off_the_grid_is_a_finding_not_an_error() -> None:
+    logged = replace(default_paytables()["GBP"], id="std", version=7)
+    events = _staked_as(logged)
+    placed = events[0]
+    assert isinstance(placed, StakePlaced)
+    events[0] = replace(placed, stake=500, paytable_version=8)
+    assert "payout" in _findings(events, PaytableBook({}, [logged.as_config()]))
