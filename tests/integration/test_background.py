@@ -55,7 +55,8 @@ def test_a_worker_runs_an_audit_to_the_end(container: Container, worker: Setting
     started = container.audits.start_audit(
         audit.Scope("player", player_id=player.player_id), _auditor_key(container)
     )
-    assert started.status == "running"
+    # Answered once planned: three units may be checked, and the audit done, by then.
+    assert started.status in ("running", "done")
     result = _finished(container, started.audit_id)
     assert result.total == result.checked == 3  # the game, the player's stream, the ledger
     assert result.failed_units == 0
