@@ -1,10 +1,12 @@
 """What the RTP lab's player tests share: a simulated deal as the lab deals it, the actions a
-player may choose, a table blinded by renumbering its sealed slots, and a deal played out by
-its reference bot with the bots' contract checked on the way."""
+player may choose, a table blinded by renumbering its sealed slots, a deal played out by
+its reference bot with the bots' contract checked on the way, and a Klondike search model's
+line played through the real rules."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
 
 from service.core import game_decider as g
@@ -12,8 +14,9 @@ from service.core import shuffle
 from service.games import game_named
 from service.rtp import simulate
 from service.rtp.bots import bot_for
+from service.rtp.experts import klondike_model as km
 from service.rules.actions import PlayAction
-from service.rules.game import GameRules, Shuffle
+from service.rules.game import GameRules, Secrets, Shuffle
 from service.rules.table import Pile, Table, seal, unseal
 
 
@@ -71,3 +74,15 @@ def bot_play_out(rules: GameRules, seed: int) -> list[Table]:
         assert rules.passes is None, f"{rules.id}: the bot did not stop in time"
     assert Counter(unseal(table, hidden).slots()) == Counter(deck)
     return tables
+
+
+def play_model_line(
+    rules: GameRules, table: Table, moves: Sequence[km.Move], secrets: Secrets
+) -> Table:
+    """Play a Klondike search model's moves through the real rules, each one legal where it is
+    played."""
+    for m in moves:
+        action = km.real_action(table, m)
+        assert action in rules.legal_actions(table), (m, action)
+        table = g.apply_all(table, g.decide_on_table(rules, table, action, secrets))
+    return table

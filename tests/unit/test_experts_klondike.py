@@ -25,22 +25,13 @@ from service.rules.cards import RANKS
 from service.rules.game import GameRules, Secrets
 from service.rules.table import Pile, Table
 from tests.builders import GBP, postings_for, recorded
-from tests.unit.rtp_support import blinded, deal, playable
+from tests.unit.rtp_support import blinded, deal, play_model_line, playable
 
 GAMES = ("vegas-draw1", "vegas-draw3", "klondike")
 
 
 def _step(rules: GameRules, table: Table, action: PlayAction, secrets: Secrets) -> Table:
     return g.apply_all(table, g.decide_on_table(rules, table, action, secrets))
-
-
-def _replay(rules: GameRules, table: Table, moves: list[km.Move], secrets: Secrets) -> Table:
-    """Play model moves through the real rules, each one legal where it is played."""
-    for m in moves:
-        action = km.real_action(table, m)
-        assert action in rules.legal_actions(table), (m, action)
-        table = _step(rules, table, action, secrets)
-    return table
 
 
 @pytest.mark.parametrize("game_id", GAMES)
@@ -74,10 +65,10 @@ def test_the_model_agrees_with_the_rules_move_for_move(game_id: str) -> None:
             # The solver's moves (stock moves too) and its automatic ones replay as it says.
             auto: list[km.Move] = []
             settled = solver.settle(st, auto)
-            real = _replay(rules, world, auto, secrets)
+            real = play_model_line(rules, world, auto, secrets)
             assert km.state_of(real) == settled
             for seg, child in list(solver.moves(settled))[:6]:
-                after_seg = _replay(rules, real, list(seg), secrets)
+                after_seg = play_model_line(rules, real, list(seg), secrets)
                 assert km.state_of(after_seg) == model.automatic(child)
             if not legal:
                 break

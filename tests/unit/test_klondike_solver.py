@@ -17,9 +17,8 @@ from service.rtp import knowledge
 from service.rtp.experts import klondike_model as km
 from service.rtp.experts import klondike_solver as ks
 from service.rules.actions import Draw, Recycle
-from service.rules.game import GameRules, Secrets
 from service.rules.table import Table
-from tests.unit.rtp_support import deal, playable
+from tests.unit.rtp_support import deal, play_model_line, playable
 
 GAMES = ("vegas-draw1", "vegas-draw3", "klondike")
 
@@ -105,14 +104,6 @@ def test_the_candidates_are_legal_where_the_player_stands_and_never_loop(game_id
     assert weighed > 100
 
 
-def _play_line(rules: GameRules, table: Table, moves: list[km.Move], secrets: Secrets) -> Table:
-    for m in moves:
-        action = km.real_action(table, m)
-        assert action in rules.legal_actions(table), (m, action)
-        table = g.apply_all(table, g.decide_on_table(rules, table, action, secrets))
-    return table
-
-
 @pytest.mark.parametrize("game_id", GAMES)
 def test_the_searched_line_reaches_the_cards_it_claims(game_id: str) -> None:
     rules = game_named(game_id)
@@ -127,7 +118,7 @@ def test_the_searched_line_reaches_the_cards_it_claims(game_id: str) -> None:
         assert 0 < nodes <= 3_000
         end = _replay(model, world, line)
         assert km.units(end) == best
-        assert rules.units(_play_line(rules, state.table, line, secrets)) == best
+        assert rules.units(play_model_line(rules, state.table, line, secrets)) == best
         # Each candidate's value is at least what the position after it holds.
         view = solver.settle(km.state_of(state.table))[0]
         cands = km.Solver(model).candidates(view, set(solver.legal(view)), set())
