@@ -499,6 +499,85 @@ class GamingSwitched:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class WalletCallSent:
+    """A call to the operator's wallet about to go on the wire (seamless mode, issue 37), on
+    the stream of the round's wallet transactions (``wallet-<round id>``): which movement
+    (``method`` bet, win or rollback, its ``transaction_uuid``, the same on every retry), of
+    what, for whom, and this HTTP call's ``request_uuid`` with the SHA-256 of its exact body
+    (the body itself, which carries the operator's session token, is kept beside the round,
+    never in the log). Recorded before the call, so a crash mid-call leaves it unanswered."""
+
+    TYPE: ClassVar[str] = "WalletCallSent"
+    VERSION: ClassVar[int] = 1
+
+    round_id: str  # the game's id (a duel seat's game's)
+    player_id: str
+    method: str  # bet, win or rollback
+    transaction_uuid: str
+    reference: str | None  # a win's or rollback's bet (its transaction_uuid)
+    amount: int  # minor units of ``currency``
+    wire_amount: int  # the same in the wire's 1/100,000 units
+    currency: str
+    game_code: str  # the variant id
+    round_closed: bool
+    request_uuid: str
+    request_sha256: str
+    attempt: int  # 1 for the first call of the movement
+    #: A bet's deal: the commitment to the shuffle made before the bet is sent (the cards stay
+    #: sealed until the bet is confirmed); None for a win or a rollback.
+    commitment: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WalletCallAnswered:
+    """What came back for the call just sent (``request_uuid``), and what it means for the
+    movement (``outcome``: confirmed, refused, unknown or review; service.core.seamless). The
+    answer's exact body and the operator's signature over it are kept, so the audit re-verifies
+    it; a confirmed movement moves the server's mirror of the operator's wallet."""
+
+    TYPE: ClassVar[str] = "WalletCallAnswered"
+    VERSION: ClassVar[int] = 1
+
+    transaction_uuid: str
+    method: str
+    request_uuid: str
+    amount: int
+    currency: str
+    outcome: str
+    status: str | None  # the answer's status, when it was readable and verified
+    balance: int | None  # the balance the answer carried (wire units)
+    http_status: int | None
+    problem: str | None  # why the outcome is unknown
+    answer: str | None  # the answer's exact body (UTF-8)
+    answer_signature: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class WalletReviewMarked:
+    """A round's wallet transaction left for a person (``reason``): a win refused or still
+    unacknowledged after the last threshold, a round whose history failed verification before
+    its win, a void's rollback the wallet says it never had. Retries of it stop."""
+
+    TYPE: ClassVar[str] = "WalletReviewMarked"
+    VERSION: ClassVar[int] = 1
+
+    transaction_uuid: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class WalletPendingFlagged:
+    """A win or rollback still unacknowledged after a threshold (``after_seconds``: by default
+    an hour, then a day): retries go on; recorded once a threshold."""
+
+    TYPE: ClassVar[str] = "WalletPendingFlagged"
+    VERSION: ClassVar[int] = 1
+
+    transaction_uuid: str
+    after_seconds: int
+
+
 GameEvent = (
     StakePlaced
     | Dealt
@@ -572,7 +651,20 @@ PLAYER_EVENT_TYPES: tuple[type[PlayerEvent], ...] = (
 ControlEvent = GamingSwitched
 CONTROL_EVENT_TYPES: tuple[type[ControlEvent], ...] = (GamingSwitched,)
 
-AnyEvent = GameEvent | PlayerEvent | DuelEvent | ControlEvent
+#: A round's wallet transactions in seamless mode: the wallet-<round id> stream.
+WalletEvent = WalletCallSent | WalletCallAnswered | WalletPendingFlagged | WalletReviewMarked
+WALLET_EVENT_TYPES: tuple[type[WalletEvent], ...] = (
+    WalletCallSent,
+    WalletCallAnswered,
+    WalletPendingFlagged,
+    WalletReviewMarked,
+)
+
+AnyEvent = GameEvent | PlayerEvent | DuelEvent | ControlEvent | WalletEvent
 ALL_EVENT_TYPES: tuple[type[AnyEvent], ...] = (
-    GAME_EVENT_TYPES + PLAYER_EVENT_TYPES + DUEL_EVENT_TYPES + CONTROL_EVENT_TYPES
+    GAME_EVENT_TYPES
+    + PLAYER_EVENT_TYPES
+    + DUEL_EVENT_TYPES
+    + CONTROL_EVENT_TYPES
+    + WALLET_EVENT_TYPES
 )

@@ -386,6 +386,60 @@ class BalanceCorrectedSchema(EventSchema):
     )
 
 
+_UUID = validate.Regexp(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_METHOD = validate.OneOf(("bet", "win", "rollback"))
+
+
+class WalletCallSentSchema(EventSchema):
+    event_class = catalog.WalletCallSent
+    round_id = fields.String(required=True, validate=_UUID)
+    player_id = fields.String(required=True, validate=_UUID)
+    method = fields.String(required=True, validate=_METHOD)
+    transaction_uuid = fields.String(required=True, validate=_UUID)
+    reference = fields.String(required=True, allow_none=True, validate=_UUID)
+    amount = fields.Integer(required=True, strict=True, validate=NON_NEGATIVE)
+    wire_amount = fields.Integer(required=True, strict=True, validate=NON_NEGATIVE)
+    currency = fields.String(required=True, validate=CURRENCY)
+    game_code = fields.String(required=True, validate=validate.Length(min=1, max=100))
+    round_closed = fields.Boolean(required=True)
+    request_uuid = fields.String(required=True, validate=_UUID)
+    request_sha256 = fields.String(required=True, validate=HEX_256)
+    attempt = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    commitment = fields.String(load_default=None, allow_none=True, validate=HEX_256)
+
+
+class WalletCallAnsweredSchema(EventSchema):
+    event_class = catalog.WalletCallAnswered
+    transaction_uuid = fields.String(required=True, validate=_UUID)
+    method = fields.String(required=True, validate=_METHOD)
+    request_uuid = fields.String(required=True, validate=_UUID)
+    amount = fields.Integer(required=True, strict=True, validate=NON_NEGATIVE)
+    currency = fields.String(required=True, validate=CURRENCY)
+    outcome = fields.String(
+        required=True, validate=validate.OneOf(("confirmed", "refused", "unknown", "review"))
+    )
+    status = fields.String(required=True, allow_none=True, validate=validate.Length(max=100))
+    balance = fields.Integer(required=True, strict=True, allow_none=True)
+    http_status = fields.Integer(required=True, strict=True, allow_none=True)
+    problem = fields.String(required=True, allow_none=True, validate=validate.Length(max=500))
+    answer = fields.String(required=True, allow_none=True, validate=validate.Length(max=20_000))
+    answer_signature = fields.String(
+        required=True, allow_none=True, validate=validate.Length(max=2_000)
+    )
+
+
+class WalletReviewMarkedSchema(EventSchema):
+    event_class = catalog.WalletReviewMarked
+    transaction_uuid = fields.String(required=True, validate=_UUID)
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
+
+
+class WalletPendingFlaggedSchema(EventSchema):
+    event_class = catalog.WalletPendingFlagged
+    transaction_uuid = fields.String(required=True, validate=_UUID)
+    after_seconds = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+
+
 SCHEMAS: dict[type[Any], Schema] = {
     schema.event_class: schema()
     for schema in (
@@ -419,5 +473,9 @@ SCHEMAS: dict[type[Any], Schema] = {
         RealityCheckAcknowledgedSchema,
         BalanceCorrectedSchema,
         GamingSwitchedSchema,
+        WalletCallSentSchema,
+        WalletCallAnsweredSchema,
+        WalletReviewMarkedSchema,
+        WalletPendingFlaggedSchema,
     )
 }

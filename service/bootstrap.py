@@ -7,11 +7,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 from celery import Celery
 from celery.result import AsyncResult
 from psycopg_pool import ConnectionPool
 
+from service.core import seamless as wire
 from service.core.clock import system_clock
+from service.core.wallet_verification import AnswerCheck
+from service.gateways.operator_wallet import (
+    OperatorWallet,
+    load_private_key,
+    load_public_key,
+    verified,
+)
 from service.runtime import database as db
 from service.runtime.config import ConfigError, Settings
 from service.services.access import Access
@@ -24,6 +33,7 @@ from service.services.finance_reports import FinanceCatchUp, Reports
 from service.services.games import Games
 from service.services.players import Players
 from service.services.safer_gambling import SaferGambling
+from service.services.seamless import Seamless, Settled, WalletPolicy
 from service.services.seed_vault import SeedVault, embedded_key
 from service.services.staff_reads import StaffReads
 from service.services.unit_of_work import UnitOfWork
@@ -67,9 +77,32 @@ class Container:
     background_unit_of_work: Callable[[], UnitOfWork]
     #: Its pool, once opened (none in the worker, whose own pool it is).
     background_pools: list[ConnectionPool]
+    #: Seamless mode's calls to the operator's wallet (issue 37); None in transfer mode.
+    seamless: Seamless | None = None
+    #: Whether a kept wallet answer is the operator's (its keys, WALLET_OPERATOR_KEY_FILE), for
+    #: the audit; None where they are not configured.
+    answer_check: AnswerCheck | None = None
 
     def unit_of_work(self) -> UnitOfWork:
         return UnitOfWork(self.pool)
+
+    def settle_wallet(self, only: Any = None) -> list[Settled]:
+        """Send the wins and rollbacks due to the operator's wallet (seamless mode; as
+        background work's login: the worker's), each win once the audit has verified the
+        player's history through its round."""
+        if self.seamless is None:
+            return []
+
+        def verify(player_id: Any) -> bool:
+            done = verify_player(
+                self.audit_unit_of_work,
+                player_id,
+                self.settings.paytables,
+                answer_check=self.answer_check,
+            )
+            return done.hold is None and not done.findings
+
+        return self.seamless.settle_due(self.unit_of_work, verify, only=only)
 
     def send_task(self, name: str, *args: Any) -> AsyncResult:
         """Queue background work by task name (service.worker.tasks) for the workers."""
@@ -164,8 +197,18 @@ def build(
             )
         return UnitOfWork(background_pools[0])
 
+    celery = make_celery(settings)
+
+    def send_task(name: str, *args: Any) -> AsyncResult:
+        return celery.send_task(name, args=args, queue=settings.celery_queue)
+
+    answer_check, seamless = _wallet(settings, lambda: send_task("vegas.settle_wallet"))
+    _enter_wallet_mode(pool, settings.wallet_mode)
+
     def verify_here(player_id: Any) -> Verification:
-        return verify_player(audit_unit_of_work, player_id, settings.paytables)
+        return verify_player(
+            audit_unit_of_work, player_id, settings.paytables, answer_check=answer_check
+        )
 
     # Staff's read-only work reads a streaming replica when one is configured and caught up.
     replica_pool = (
@@ -179,13 +222,13 @@ def build(
         max_wait_s=settings.replica_max_wait_ms / 1000,
     )
 
-    celery = make_celery(settings)
-
-    def send_task(name: str, *args: Any) -> AsyncResult:
-        return celery.send_task(name, args=args, queue=settings.celery_queue)
-
     anchors = Anchors(unit_of_work, signer, anchor_keys, reads)
-    safer = SaferGambling(unit_of_work, settings.paytables, clock=system_clock)
+    safer = SaferGambling(
+        unit_of_work,
+        settings.paytables,
+        clock=system_clock,
+        deposit_limits=settings.wallet_mode == "transfer",
+    )
     games = Games(
         unit_of_work,
         dict(settings.paytables),
@@ -194,6 +237,7 @@ def build(
         certification_mode=settings.certification_mode,
         big_win_threshold=settings.big_win_threshold,
         clock=system_clock,
+        seamless=seamless,
     )
     return Container(
         settings=settings,
@@ -211,6 +255,7 @@ def build(
                 settings.withdrawal_verify_timeout,
                 verify_here if audit_url is not None else None,
             ),
+            seamless,
         ),
         corrections=Corrections(unit_of_work, dict(settings.paytables)),
         games=games,
@@ -229,6 +274,7 @@ def build(
             unit_of_work,
             owner_unit_of_work=owner_unit_of_work,
             session_idle=settings.session_idle,
+            seamless=seamless,
         ),
         audits=Audits(unit_of_work, settings.paytables, send_task, reads, settings.audit_plan_wait),
         reports=Reports(
@@ -251,4 +297,65 @@ def build(
         audit_pools=audit_pools,
         background_unit_of_work=background_unit_of_work,
         background_pools=background_pools,
+        seamless=seamless,
+        answer_check=answer_check,
     )
+
+
+def _wallet(
+    settings: Settings, notify: Callable[[], object]
+) -> tuple[AnswerCheck | None, Seamless | None]:
+    """The operator's keys (for the audit, in any mode they are configured) and, in seamless
+    mode, the wallet's client: ConfigError for a key that cannot be read or a configured
+    currency the wire cannot carry exactly."""
+    try:
+        operator_keys = [
+            load_public_key(p.read_bytes()) for p in settings.wallet_operator_key_files
+        ]
+        signing_key = (
+            load_private_key(settings.wallet_signing_key_file.read_bytes())
+            if settings.wallet_signing_key_file is not None
+            else None
+        )
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"the wallet's keys (WALLET_*_KEY_FILE): {exc}") from exc
+
+    def answer_check(body: bytes, signature: str | None) -> bool:
+        return verified(operator_keys, body, signature)
+
+    check = answer_check if operator_keys else None
+    if settings.wallet_mode != "seamless":
+        return check, None
+    for currency in sorted({t.currency for t in settings.paytables.values()}):
+        try:
+            wire.exponent(currency)
+        except wire.UnconvertibleCurrency as exc:
+            raise ConfigError(f"WALLET_MODE=seamless cannot carry {currency}: {exc}") from exc
+    assert settings.wallet_url is not None
+    assert signing_key is not None
+    client = OperatorWallet(
+        settings.wallet_url, signing_key, operator_keys, settings.wallet_timeout_ms
+    )
+    policy = WalletPolicy(
+        timeout_ms=settings.wallet_timeout_ms,
+        retry_max_seconds=settings.wallet_retry_max_seconds,
+        flag_after=settings.wallet_flag_after,
+        give_up_after=settings.wallet_give_up_after,
+    )
+    return check, Seamless(client, policy, notify=notify)
+
+
+def _enter_wallet_mode(pool: ConnectionPool, mode: str) -> None:
+    """The database's wallet mode made the configured one (migrations/0044): refused, and the
+    process not started, while anything of the other mode is left."""
+    with UnitOfWork(pool) as uow:
+        try:
+            uow.wallet.switch_mode(mode)
+        except psycopg.errors.ObjectNotInPrerequisiteState as exc:
+            raise ConfigError(f"WALLET_MODE={mode}: {exc.diag.message_primary}") from exc
+        except psycopg.errors.UndefinedFunction as exc:
+            # A database before migrations/0044 knows the transfer mode only.
+            if mode != "transfer":
+                raise ConfigError(f"WALLET_MODE={mode} needs the database migrated (0044)") from exc
+            return
+        uow.commit()

@@ -250,6 +250,7 @@ def audit_run(
                         units,
                         container.settings.paytables,
                         container.anchors.findings,
+                        container.answer_check,
                     )
                     bar.update(len(units))
         else:

@@ -299,3 +299,37 @@ class WithdrawalUnverified(Exception):
     """The database refused a withdrawal's transaction: the player is not verified up to their
     wallet's head (migrations/0037), money having moved on it since the service's verification.
     The service verifies again; never answered to a client as such."""
+
+
+class WalletModeOnly(Exception):
+    """What the deployment's wallet mode does not do (issue 37): in seamless mode the operator's
+    own wallet holds the players' money, so the server's cashier (deposits, withdrawals) and
+    deposit limits are the operator's."""
+
+
+class WalletRefused(Exception):
+    """The operator's wallet definitely refused a bet (or a session's balance read): ``status``
+    is its answer (service.core.seamless.Status). Nothing is owed; no card was dealt."""
+
+    def __init__(self, status: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+
+
+class WalletUnavailable(Exception):
+    """The operator's wallet gave no definite answer to a bet (a timeout, an error, an answer
+    that did not verify): the bet is being rolled back and nothing was dealt. Retry once the
+    rollback has settled."""
+
+
+class WalletUnsettled(Exception):
+    """The player's last round still has a win or a rollback unsettled with the operator's
+    wallet: no new deal until it settles."""
+
+    def __init__(self, round_id: object, method: str) -> None:
+        super().__init__(
+            f"round {round_id}'s {method} is still being settled with the operator's wallet; "
+            "deal again once it has"
+        )
+        self.round_id = round_id
+        self.method = method

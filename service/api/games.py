@@ -52,6 +52,7 @@ def game_body(loaded: LoadedGame, *, full: bool = False) -> dict[str, Any]:
     view["started_at"] = loaded.started_at
     view["last_event_at"] = loaded.last_event_at
     view["ended_at"] = loaded.ended_at
+    view["payout_status"] = loaded.payout_status
     return view
 
 

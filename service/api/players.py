@@ -10,7 +10,7 @@ from typing import Any
 from flask import request, url_for
 from marshmallow import RAISE
 
-from service.api.auth import allow
+from service.api.auth import allow, require_principal
 from service.api.blueprint import Blueprint
 from service.api.docs import AUTHENTICATED, BEARER, WITH_BODY, problems
 from service.api.problems import Problem
@@ -31,6 +31,7 @@ from service.api.schemas.players import (
     LedgerTransactionSchema,
     NewCorrectionSchema,
     NewPlayerSchema,
+    NewSessionSchema,
     PlayerSchema,
     PreferencesSchema,
     SessionSchema,
@@ -108,19 +109,28 @@ def log_out(player_id: uuid.UUID) -> Any:
 @blp.doc(
     security=BEARER,
     summary="Mint a player's bearer token",
-    description="Expires after 30 minutes without use, and at a hard maximum of 8 hours.",
+    description="Expires after 30 minutes without use, and at a hard maximum of 8 hours. No "
+    "body (or {}) in transfer mode; in seamless mode the operator's wallet_token, which the "
+    "operator's wallet must accept (a balance read): an invalid or expired token is 403 "
+    "wallet-refused and no session is opened.",
 )
+@blp.arguments(NewSessionSchema, required=False)
 @blp.response(201, SessionSchema)
-@problems(blp, *AUTHENTICATED, 404)
-def open_session(player_id: uuid.UUID) -> Any:
-    session = services().access.open_session(request_context(), player_id)
-    return {
+@problems(blp, *AUTHENTICATED, *WITH_BODY, 403, 404, 503)
+def open_session(body: dict[str, Any], player_id: uuid.UUID) -> Any:
+    session = services().access.open_session(
+        request_context(), player_id, (body or {}).get("wallet_token")
+    )
+    answer = {
         "token": session.token,
         "player_id": session.player_id,
         "created_at": session.created_at,
         "expires_at": session.expires_at,
         "idle_timeout_seconds": int(session.idle_timeout.total_seconds()),
-    }, 201
+    }
+    if session.wallet_balance is not None:
+        answer["wallet_balance"] = session.wallet_balance
+    return answer, 201
 
 
 def _transaction(posted: Posted, player_id: uuid.UUID) -> dict[str, Any]:
@@ -230,7 +240,7 @@ def correct(body: dict[str, Any], player_id: uuid.UUID) -> Any:
 @blp.response(200, WalletSchema)
 @problems(blp, *AUTHENTICATED, 404)
 def wallet(player_id: uuid.UUID) -> Any:
-    return services().players.wallet(player_id)
+    return services().players.wallet(player_id, require_principal().credential)
 
 
 @blp.route("/<uuid:player_id>/ledger", methods=["GET"])

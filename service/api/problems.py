@@ -38,6 +38,10 @@ from service.errors import (
     TimeUp,
     VerificationUnavailable,
     VersionMismatch,
+    WalletModeOnly,
+    WalletRefused,
+    WalletUnavailable,
+    WalletUnsettled,
     WithdrawalHeld,
 )
 from service.runtime import database as db
@@ -276,6 +280,48 @@ _TYPES = (
         "figures behind the log. Retry later.",
     ),
     ProblemType(
+        "wallet-mode",
+        409,
+        "Not in this wallet mode",
+        "In seamless mode the operator's own wallet holds the players' money: deposits, "
+        "withdrawals and deposit limits are the operator's, not this server's.",
+    ),
+    ProblemType(
+        "wallet-unsettled",
+        409,
+        "Last round still settling",
+        "The player's last round has a win or a rollback not yet acknowledged by the operator's "
+        "wallet (round, method): no new deal until it is. Retry shortly.",
+    ),
+    ProblemType(
+        "wallet-insufficient-funds",
+        402,
+        "Not enough money at the operator",
+        "The operator's wallet refused the bet (RS_ERROR_NOT_ENOUGH_MONEY): nothing was dealt "
+        "and nothing is owed.",
+    ),
+    ProblemType(
+        "wallet-refused",
+        403,
+        "Refused by the operator's wallet",
+        "The operator's wallet refused (wallet_status: a limit reached, the user disabled, the "
+        "session's token invalid or expired): nothing was dealt and nothing is owed.",
+    ),
+    ProblemType(
+        "wallet-currency",
+        422,
+        "Currency refused by the operator's wallet",
+        "The operator's wallet holds the player's money in another currency "
+        "(RS_ERROR_WRONG_CURRENCY): nothing was dealt and nothing is owed.",
+    ),
+    ProblemType(
+        "wallet-unavailable",
+        503,
+        "Operator's wallet unavailable",
+        "The operator's wallet gave no definite answer (a timeout, an error, an answer that "
+        "did not verify): nothing was dealt, and a bet sent is being rolled back. Retry later.",
+    ),
+    ProblemType(
         "service-unavailable",
         503,
         "Service unavailable",
@@ -406,6 +452,24 @@ def from_exception(error: Exception) -> Problem:
             remaining=error.remaining,
             resets_at=resets,
         )
+    if isinstance(error, WalletModeOnly):
+        return Problem("wallet-mode", str(error))
+    if isinstance(error, WalletUnsettled):
+        return Problem(
+            "wallet-unsettled",
+            str(error),
+            headers={"Retry-After": "2"},
+            round_id=str(error.round_id),
+            method=error.method,
+        )
+    if isinstance(error, WalletRefused):
+        slug = {
+            "RS_ERROR_NOT_ENOUGH_MONEY": "wallet-insufficient-funds",
+            "RS_ERROR_WRONG_CURRENCY": "wallet-currency",
+        }.get(error.status, "wallet-refused")
+        return Problem(slug, str(error), wallet_status=error.status)
+    if isinstance(error, WalletUnavailable):
+        return Problem("wallet-unavailable", str(error), headers={"Retry-After": "5"})
     if isinstance(error, GameInProgress):
         return Problem("game-in-progress", str(error), game_id=str(error.game_id))
     if isinstance(error, CommitmentTaken):

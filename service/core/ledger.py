@@ -11,6 +11,15 @@ Every movement is one transaction of signed postings that sum to zero (credit > 
     duel-prize  duel-pot -pot       winner(s) +prize, house-rake +rake
     duel-refund duel-pot -pot       each seat's player +fee   (a duel cancelled)
 
+In seamless mode (issue 37) the players' money is the operator's, and the ledger mirrors what
+the operator's wallet confirmed, against the player's ``operator-wallet`` account (which may go
+below zero: it is what the player has brought in from the operator's wallet, net):
+
+    wallet-bet       operator-wallet -stake  player +stake   (a bet confirmed: then the stake)
+    wallet-win       player -w               operator-wallet +w   (a win confirmed)
+    wallet-rollback  player -stake           operator-wallet +stake   (a confirmed bet's
+                                                                      rollback, on a void)
+
 Each names the event that caused it and carries a client transaction id that is applied exactly
 once. The SQL lives in service.storage.ledger. The database keeps a deliberate second copy of
 this mapping (migrations/0028 ledger_entry_of: the guard does not trust the guarded) and posts
@@ -43,6 +52,7 @@ from events.catalog import (
     SeatTaken,
     StakePlaced,
     Voided,
+    WalletCallAnswered,
 )
 
 TransactionKind = Literal[
@@ -55,9 +65,19 @@ TransactionKind = Literal[
     "duel-prize",
     "duel-refund",
     "correction",
+    "wallet-bet",
+    "wallet-win",
+    "wallet-rollback",
 ]
 AccountKind = Literal[
-    "player", "house-stakes", "house-payouts", "cashier", "duel-pot", "house-rake", "sandbox"
+    "player",
+    "house-stakes",
+    "house-payouts",
+    "cashier",
+    "duel-pot",
+    "house-rake",
+    "sandbox",
+    "operator-wallet",
 ]
 
 #: ISO 4217's code for testing: the money certification games play for. No player's wallet is
@@ -110,8 +130,15 @@ def player_account(player_id: str, currency: str) -> Account:
 
 
 def opened_on_use(account: Account) -> bool:
-    """Sandbox accounts are opened by their first posting: no registration opens them."""
-    return is_sandbox(account.currency)
+    """Sandbox and operator-wallet accounts are opened by their first posting: no registration
+    opens them."""
+    return is_sandbox(account.currency) or account.kind == "operator-wallet"
+
+
+def operator_wallet(player_id: str, currency: str) -> Account:
+    """The server's mirror of the player's money at the operator (seamless mode): what the
+    operator's wallet confirmed in and out, net; below zero while a stake is in play."""
+    return Account(f"operator-wallet:{player_id}", "operator-wallet", currency)
 
 
 def house_stakes(currency: str) -> Account:
@@ -141,7 +168,7 @@ def account_named(account_id: str, currency: str) -> Account | None:
     player's wallet or a duel's pot is in, which their ids do not say. None for an id of no
     kind. (migrations/0028 accounts_kind_follows_id is the database's copy of this rule.)"""
     prefix, _, rest = account_id.partition(":")
-    if prefix in ("player", "sandbox", "duel-pot"):
+    if prefix in ("player", "sandbox", "duel-pot", "operator-wallet"):
         try:
             if str(uuid.UUID(rest)) != rest:
                 return None
@@ -149,6 +176,8 @@ def account_named(account_id: str, currency: str) -> Account | None:
             return None
         if prefix == "duel-pot":
             return duel_pot(rest, currency)
+        if prefix == "operator-wallet":
+            return operator_wallet(rest, currency)
         return player_account(rest, SANDBOX if prefix == "sandbox" else currency)
     house = {
         "house-stakes": house_stakes,
@@ -161,7 +190,7 @@ def account_named(account_id: str, currency: str) -> Account | None:
 
 #: The kinds of stream (service.core.streams.kind_of) whose events move money: the ones
 #: entry_for and duel_entry_for map to transactions.
-MONEY_STREAMS = ("game", "duel", "player")
+MONEY_STREAMS = ("game", "duel", "player", "wallet")
 
 
 def house_accounts(currency: str) -> tuple[Account, ...]:
@@ -355,3 +384,29 @@ def duel_entry_for(
         assert isinstance(event, DuelCancelled)
         legs = [(player_account(r.player_id, currency), r.amount) for r in event.refunds]
     return Entry(tx_id, money.kind, currency, money.amount, ((pot, -money.amount), *legs), *cause)
+
+
+def wallet_entry_for(
+    answer: WalletCallAnswered,
+    player_id: str,
+    currency: str,
+    bet_confirmed_before: bool,
+    cause: tuple[str, int],
+) -> Entry | None:
+    """The mirror posting of an answer on a round's wallet stream (seamless mode): a confirmed
+    bet brings its amount in from the operator's wallet, a confirmed win takes it back out, a
+    confirmed rollback returns a bet the wallet had confirmed (``bet_confirmed_before``; one it
+    never confirmed was never brought in). None for anything else, or 0.
+    (migrations/0044 ledger_entry_of is the database's copy.)"""
+    if answer.outcome != "confirmed" or answer.amount <= 0 or answer.currency != currency:
+        return None
+    wallet = player_account(player_id, currency)
+    operator = operator_wallet(player_id, currency)
+    tx_id = f"wallet:{answer.transaction_uuid}"
+    if answer.method == "bet":
+        return _entry(tx_id, "wallet-bet", currency, answer.amount, operator, wallet, cause)
+    if answer.method == "win":
+        return _entry(tx_id, "wallet-win", currency, answer.amount, wallet, operator, cause)
+    if answer.method == "rollback" and bet_confirmed_before:
+        return _entry(tx_id, "wallet-rollback", currency, answer.amount, wallet, operator, cause)
+    return None

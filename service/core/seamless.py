@@ -16,6 +16,7 @@ cannot be converted without losing a unit and is refused before the mode starts.
 
 from __future__ import annotations
 
+import uuid
 from enum import StrEnum
 from typing import Literal
 
@@ -131,3 +132,31 @@ def outcome(method: Method, status: str, *, bet_confirmed: bool = False) -> Outc
     # A win for a bet the wallet does not hold or rolled back, a rollback of a bet it will
     # not undo (it has a win), an account refusal of money already owed: a person settles it.
     return "review"
+
+
+#: The namespace of the movements' ids: a round's bet, win and rollback each have one id, made
+#: from the round's (the same on every retry, and the same whoever sends it).
+MOVEMENT_NAMESPACE = uuid.UUID("6f1d3c52-2a4e-4b8e-9a57-3d0c1b7e5a11")
+
+
+def transaction_id(round_id: str, method: Method) -> str:
+    """The ``transaction_uuid`` of a round's ``method`` (a round has one bet, at most one win
+    and at most one rollback)."""
+    return str(uuid.uuid5(MOVEMENT_NAMESPACE, f"{method}:{round_id}"))
+
+
+def retry_delay(attempts: int, cap_seconds: float, base_seconds: float = 0.25) -> float:
+    """How long after its ``attempts``-th call a win or rollback is sent again: doubling from
+    ``base_seconds``, never more than ``cap_seconds``."""
+    return float(min(cap_seconds, base_seconds * 2 ** max(0, attempts - 1)))
+
+
+def payout_status(state: str | None) -> str:
+    """A collected game's ``payout_status`` from its win's state: ``credited`` once the
+    operator's wallet confirmed it (or with no win to send: transfer mode, certification),
+    ``review`` when a person settles it, else ``pending``."""
+    if state is None or state == "confirmed":
+        return "credited"
+    if state == "review":
+        return "review"
+    return "pending"

@@ -14,6 +14,8 @@ DUEL = "duel-"
 PLAYER = "player-"
 #: The operator's switches of gaming (GamingSwitched): one stream for the whole casino.
 CONTROLS = "gaming-controls"
+#: A round's wallet transactions in seamless mode (issue 37), named by the round's game id.
+WALLET = "wallet-"
 
 
 def game_stream(game_id: uuid.UUID | str) -> str:
@@ -26,6 +28,14 @@ def duel_stream(duel_id: uuid.UUID | str) -> str:
 
 def player_stream(player_id: uuid.UUID | str) -> str:
     return f"{PLAYER}{player_id}"
+
+
+def wallet_stream(round_id: uuid.UUID | str) -> str:
+    return f"{WALLET}{round_id}"
+
+
+def is_wallet(stream: str) -> bool:
+    return stream.startswith(WALLET)
 
 
 def is_game(stream: str) -> bool:
@@ -41,11 +51,12 @@ def is_player(stream: str) -> bool:
 
 
 def kind_of(stream: str) -> str | None:
-    """A stream's kind by its name ("game", "duel", "player" or "controls"), None for a name no
-    service stream has (the prefixes with a lowercase uuid, as names are made above)."""
+    """A stream's kind by its name ("game", "duel", "player", "wallet" or "controls"), None for
+    a name no service stream has (the prefixes with a lowercase uuid, as names are made
+    above)."""
     if stream == CONTROLS:
         return "controls"
-    for prefix in (GAME, DUEL, PLAYER):
+    for prefix in (GAME, DUEL, PLAYER, WALLET):
         if stream.startswith(prefix):
             named = stream[len(prefix) :]
             try:
@@ -61,8 +72,8 @@ def is_controls(stream: str) -> bool:
 
 
 def id_of(stream: str) -> str:
-    """The id a stream's name carries (its game's, duel's or player's)."""
-    for prefix in (GAME, DUEL, PLAYER):
+    """The id a stream's name carries (its game's, duel's, player's or round's)."""
+    for prefix in (GAME, DUEL, PLAYER, WALLET):
         if stream.startswith(prefix):
             return stream[len(prefix) :]
     raise ValueError(f"not a stream name: {stream!r}")

@@ -80,6 +80,17 @@ def verified(keys: Sequence[rsa.RSAPublicKey], body: bytes, signature: str | Non
 
 
 @dataclass(frozen=True, slots=True)
+class Prepared:
+    """A call signed and ready for the wire: recorded (its body's digest, the body kept beside
+    the round) before it is sent, so a crash mid-call leaves a call with no answer."""
+
+    call: Call
+    request_uuid: str
+    body: bytes
+    signature: str
+
+
+@dataclass(frozen=True, slots=True)
 class Exchange:
     """One call and what came back, as kept with the round (bodies exactly as on the wire)."""
 
@@ -118,6 +129,7 @@ class OperatorWallet:
         self._key = signing_key
         self._operator_keys = tuple(operator_keys)
         self._timeout = timeout_ms / 1000
+        self.timeout_ms = timeout_ms
         self._session = session or requests.Session()
 
     def call(
@@ -127,10 +139,23 @@ class OperatorWallet:
         this HTTP call) and return the exchange. Never raises for the wallet's sake: whatever
         goes wrong on the wire is an unknown outcome. ``bet_confirmed``: see
         ``seamless.outcome``."""
+        return self.send(self.prepare(call, fields), bet_confirmed=bet_confirmed)
+
+    def prepare(self, call: Call, fields: Mapping[str, Any]) -> Prepared:
+        """The call's exact body, with a new ``request_uuid``, and its signature."""
         request_uuid = str(uuid.uuid4())
         body = json.dumps({**fields, "request_uuid": request_uuid}, separators=(",", ":"))
         raw = body.encode()
-        signature = sign(self._key, raw)
+        return Prepared(call, request_uuid, raw, sign(self._key, raw))
+
+    def send(self, prepared: Prepared, *, bet_confirmed: bool = False) -> Exchange:
+        """Put a prepared call on the wire and return the exchange (see ``call``)."""
+        call, request_uuid, raw, signature = (
+            prepared.call,
+            prepared.request_uuid,
+            prepared.body,
+            prepared.signature,
+        )
 
         def unknown(problem: str, response: requests.Response | None = None) -> Exchange:
             return Exchange(
@@ -191,6 +216,10 @@ class OperatorWallet:
             None,
             meaning,
         )
+
+    def answer_verifies(self, body: bytes, signature: str | None) -> bool:
+        """Whether a kept answer carries one of the operator's signatures (the audit's check)."""
+        return verified(self._operator_keys, body, signature)
 
     def close(self) -> None:
         self._session.close()

@@ -127,6 +127,26 @@ class Settings:
     #: How often beat runs the advantage-play watcher (service/services/advantage.py), in seconds.
     advantage_watch_every: float = 3_600.0
     duel_paytables: Mapping[str, DuelPaytable] = field(default_factory=default_duel_paytables)
+    #: Whose wallet holds the players' money (issue 37): "transfer", the server's own (the
+    #: operator deposits and withdraws), or "seamless", the operator's, called for each bet,
+    #: win and rollback (service/services/seamless.py). One mode a deployment.
+    wallet_mode: str = "transfer"
+    #: The operator's wallet API (seamless): https in production.
+    wallet_url: str | None = None
+    #: The server's RSA private key (PEM) that signs every call to the operator's wallet.
+    wallet_signing_key_file: Path | None = None
+    #: The operator's RSA public keys (PEM) its answers are verified with: two during a rotation.
+    wallet_operator_key_files: tuple[Path, ...] = ()
+    #: How long one call waits for the operator's wallet.
+    wallet_timeout_ms: int = 3_000
+    #: The longest pause between two calls of a win or a rollback still unacknowledged.
+    wallet_retry_max_seconds: float = 30.0
+    #: A win or rollback unacknowledged this long is a significant event (each threshold once);
+    #: after ``wallet_give_up_after`` it is left for review and retries stop.
+    wallet_flag_after: tuple[timedelta, ...] = (timedelta(hours=1), timedelta(hours=24))
+    wallet_give_up_after: timedelta = timedelta(hours=72)
+    #: How often beat looks for wins and rollbacks due.
+    wallet_sweep_every: float = 2.0
 
     @property
     def is_production(self) -> bool:
@@ -174,6 +194,28 @@ class Settings:
                         raise ValueError(f"paytable {table.id}: no game {', '.join(unknown)}")
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 raise ConfigError(f"PAYTABLES_FILE: {exc}") from exc
+        wallet_mode = env.get("WALLET_MODE", "").strip() or "transfer"
+        if wallet_mode not in ("transfer", "seamless"):
+            raise ConfigError(f"WALLET_MODE is transfer or seamless, not {wallet_mode!r}")
+        wallet_url = env.get("WALLET_URL", "").strip() or None
+        operator_keys = tuple(
+            Path(f.strip()) for f in env.get("WALLET_OPERATOR_KEY_FILE", "").split(",") if f.strip()
+        )
+        if wallet_mode == "seamless":
+            for required, given in (
+                ("WALLET_URL", wallet_url),
+                ("WALLET_SIGNING_KEY_FILE", env.get("WALLET_SIGNING_KEY_FILE")),
+                ("WALLET_OPERATOR_KEY_FILE", operator_keys),
+            ):
+                if not given:
+                    raise ConfigError(f"{required} is required with WALLET_MODE=seamless")
+            assert wallet_url is not None
+            if environment not in NOT_PRODUCTION and not wallet_url.startswith("https://"):
+                raise ConfigError("WALLET_URL must be https in production")
+            if len(operator_keys) > 2:
+                raise ConfigError(
+                    "WALLET_OPERATOR_KEY_FILE names one key, or two during a rotation"
+                )
         duel_paytables = default_duel_paytables()
         if env.get("DUEL_PAYTABLES_FILE"):
             try:
@@ -228,6 +270,21 @@ class Settings:
                 advantage_watch_every=float(env.get("ADVANTAGE_WATCH_EVERY_SECONDS", "3600")),
                 task_time_limit_s=int(env.get("TASK_TIME_LIMIT_SECONDS", "1800")),
                 duel_paytables=duel_paytables,
+                wallet_mode=wallet_mode,
+                wallet_url=wallet_url,
+                wallet_signing_key_file=_path(env.get("WALLET_SIGNING_KEY_FILE")),
+                wallet_operator_key_files=operator_keys,
+                wallet_timeout_ms=int(env.get("WALLET_TIMEOUT_MS", "3000")),
+                wallet_retry_max_seconds=float(env.get("WALLET_RETRY_MAX_SECONDS", "30")),
+                wallet_flag_after=tuple(
+                    timedelta(seconds=float(s))
+                    for s in env.get("WALLET_FLAG_AFTER_SECONDS", "3600,86400").split(",")
+                    if s.strip()
+                ),
+                wallet_give_up_after=timedelta(
+                    seconds=float(env.get("WALLET_GIVE_UP_AFTER_SECONDS", str(72 * 3600)))
+                ),
+                wallet_sweep_every=float(env.get("WALLET_SWEEP_EVERY_SECONDS", "2")),
             )
         except ValueError as exc:
             raise ConfigError(f"a numeric setting is not a number: {exc}") from exc

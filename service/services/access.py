@@ -25,7 +25,8 @@ from datetime import UTC, datetime, timedelta
 from typing import cast
 
 from service.core.context import Actor, RequestContext, Role
-from service.errors import NotFound
+from service.errors import InvalidArgument, NotFound
+from service.services.seamless import Seamless
 from service.services.unit_of_work import UnitOfWork
 from service.storage.access import OWNER_ONLY, KeyRow
 
@@ -63,6 +64,8 @@ class Session:
     created_at: datetime
     expires_at: datetime
     idle_timeout: timedelta
+    #: Seamless mode: the player's balance at the operator when the session opened.
+    wallet_balance: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +92,11 @@ class Access:
         verified_for: float = 2.0,
         touch_every: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
+        seamless: Seamless | None = None,
     ) -> None:
         self._uow = unit_of_work
+        #: Seamless mode: sessions carry the operator's wallet token (issue 37).
+        self._seamless = seamless
         # Staff keys are written with the owner's login only (migrations/0030): the CLI's.
         self._owner_uow = owner_unit_of_work
         self.session_idle = session_idle
@@ -170,9 +176,25 @@ class Access:
         with self._uow() as uow:
             return uow.access.keys()
 
-    def open_session(self, request: RequestContext, player_id: uuid.UUID) -> Session:
-        """A bearer token for one player, minted by an operator."""
+    def open_session(
+        self, request: RequestContext, player_id: uuid.UUID, wallet_token: str | None = None
+    ) -> Session:
+        """A bearer token for one player, minted by an operator. In seamless mode with the
+        operator's game-session ``wallet_token`` (required), checked first by a balance read
+        (an invalid or expired token refuses the session: WalletRefused); its bets go with it."""
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        balance: int | None = None
+        if self._seamless is not None:
+            if not wallet_token:
+                raise InvalidArgument(
+                    "wallet_token",
+                    "required in seamless mode: the operator's game-session token for this player",
+                )
+            with self._uow() as uow:
+                player = uow.projections.player(player_id)
+            if player is None:
+                raise NotFound("player", player_id)
+            balance = self._seamless.balance(player.external_ref, wallet_token, player.currency)
         with self._uow() as uow:
             if uow.projections.player(player_id) is None:
                 raise NotFound("player", player_id)
@@ -189,8 +211,10 @@ class Access:
                 {"action": "mint", "expires_at": expires.isoformat()},
                 player_id=player_id,
             )
+            if self._seamless is not None and wallet_token:
+                self._seamless.keep_session_token(uow, token, player_id, wallet_token)
             uow.commit()
-        return Session(token, player_id, created, expires, self.session_idle)
+        return Session(token, player_id, created, expires, self.session_idle, balance)
 
     def authenticate(self, secret: str) -> Principal | None:
         """The principal a bearer secret stands for, or None if it is unknown, revoked or

@@ -31,6 +31,7 @@ from service.core.dealing import CertificationDeal
 from service.core.game_views import ended, shown_data
 from service.core.paytable import Paytable, Quote, paytable_for
 from service.core.safer_gambling import Limit
+from service.core.seamless import payout_status
 from service.core.streams import game_stream
 from service.errors import (
     CertificationDisabled,
@@ -39,15 +40,19 @@ from service.errors import (
     IntegrityBreach,
     NotFound,
     VersionMismatch,
+    WalletRefused,
+    WalletUnavailable,
 )
 from service.games import game_named
 from service.rules.cards import Card
+from service.rules.game import GameRules
 from service.services.controls import Controls
 from service.services.safer_gambling import SaferGambling
+from service.services.seamless import Seamless
 from service.services.seed_vault import SeedVault
 from service.services.unit_of_work import UnitOfWork
 from service.storage.game_writes import second_open_game
-from service.storage.projections import HistoryRow
+from service.storage.projections import HistoryRow, PlayerRow
 from service.storage.seeds import DECK, SEED
 
 
@@ -60,6 +65,10 @@ class LoadedGame:
     last_event_at: datetime
     ended_at: datetime | None
     replayed: bool = False  # true when an idempotent retry is answered from the first result
+    #: An ended game's payout (or a void's refund) as the player's wallet has it: credited,
+    #: or in seamless mode pending (being sent to the operator's wallet) or review; None while
+    #: the game is in play, or where not read (a state kept in the cache).
+    payout_status: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +140,11 @@ class Games:
         certification_mode: bool = False,
         big_win_threshold: int = 100_000,
         clock: Clock = system_clock,
+        seamless: Seamless | None = None,
     ) -> None:
         self._uow = unit_of_work
+        #: Seamless mode's wallet calls (issue 37); None in transfer mode.
+        self._seamless = seamless
         self._paytables = paytables
         self._vault = vault
         self._safer = safer
@@ -177,66 +189,180 @@ class Games:
     ) -> LoadedGame:
         if certification is not None and not self._certification_mode:
             raise CertificationDisabled("certification deals need CERTIFICATION_MODE=1")
+        if self._seamless is not None and certification is None:
+            return self._start_seamless(request, player_id, variant, stake, client_seed)
         with self._uow() as uow:
             stored = uow.open_command(request)
             if stored is not None:
                 return self._replayed(uow, stored, player_id=player_id)
-            # The player's row locked first: a deal of theirs racing this one waits here and
-            # then sees its game and its stake (migrations/0036).
-            player = uow.projections.player_locked(player_id)
-            if player is None:
-                raise NotFound("player", player_id)
-            table = played_for(
-                paytable_for(self._paytables, player.currency), certification is not None
-            )
-            open_game = uow.projections.open_game(player_id)
-            if open_game is not None:
-                raise GameInProgress(open_game.game_id)
-            rules = game_named(variant)
-            Controls.check_open_in(uow, player_id, rules.id, rules.rules_version)
-            self._safer.check_wager_in(uow, request, player_id, table.currency, stake)
-
+            _, table, rules = self._admitted(uow, request, player_id, variant, stake, certification)
             game_id = uuid.uuid4()
             kind, secret, command = self._deal(
                 game_id, player_id, variant, stake, table, client_seed, certification
             )
-            events = g.decide(g.INITIAL, command)
-            stream = game_stream(game_id)
-            meta = event_metadata(request, table.id, table.version, rules.rules_version)
-            state = g.fold(events)
-            try:
-                recorded = uow.game_writes.send(
-                    request.credential,
-                    stream,
-                    [NewEvent.of(e, meta) for e in events],
-                    0,
-                    _history_of(state),
-                    self._snapshot(0, state),
-                ).records()
-            except ConcurrencyConflict as conflict:
-                if not second_open_game(conflict):
-                    raise
-                uow.conn.rollback()  # the open game's id, read after the refused write
-                taken = uow.projections.open_game(player_id)
-                raise GameInProgress(taken.game_id if taken else "another") from conflict
-            self._post_money(uow, stream, 0, str(player_id), str(game_id), events)
-            uow.seeds.add(game_id, self._vault.key_id, self._vault.encrypt(secret), kind)
-            if certification is not None:  # a known deal: auditors see every one of them
-                uow.significant.record(
-                    "certification",
-                    request.actor.id,
-                    {"variant": variant, "given": "deck" if kind == DECK else "seed"},
-                    game_id=game_id,
-                    player_id=player_id,
-                    amount=stake,
-                    currency=table.currency,
-                )
-            loaded = self._after(None, state, _times(recorded))
-            uow.remember(request, {"game_id": str(game_id), "version": loaded.state.version})
+            loaded = self._record_deal(
+                uow,
+                request,
+                player_id,
+                game_id,
+                table,
+                rules,
+                kind,
+                secret,
+                command,
+                certification,
+            )
             uow.commit()
+        self._keep_dealt(game_id, rules, command, loaded)
+        return loaded
+
+    def _start_seamless(
+        self,
+        request: RequestContext,
+        player_id: uuid.UUID,
+        variant: str,
+        stake: int,
+        client_seed: str | None,
+    ) -> LoadedGame:
+        """A deal in seamless mode (issue 37), in three steps so that no transaction is open
+        while the operator's wallet is called: every guard, the shuffle and its commitment and
+        the bet recorded as sent; the bet on the wire; its answer recorded and, only on RS_OK,
+        the cards dealt in the same transaction."""
+        seamless = self._seamless
+        assert seamless is not None
+        with self._uow() as uow:
+            stored = uow.stored_result(request)
+            if stored is not None:
+                return self._replayed(uow, stored, player_id=player_id)
+            player, table, rules = self._admitted(uow, request, player_id, variant, stake, None)
+            game_id = uuid.uuid4()
+            kind, secret, command = self._deal(
+                game_id, player_id, variant, stake, table, client_seed, None
+            )
+            assert command.seed_commitment is not None
+            pending = seamless.send_bet(
+                uow,
+                request,
+                player_id,
+                player.external_ref,
+                str(game_id),
+                stake,
+                table.currency,
+                rules.id,
+                command.seed_commitment,
+            )
+            uow.commit()
+        exchange = seamless.call(pending)
+        with self._uow() as uow:
+            outcome = seamless.answer_bet(uow, request, pending, exchange)
+            if outcome != "confirmed":
+                uow.commit()
+                if outcome == "unknown":
+                    seamless.due_now()  # its rollback
+                if outcome == "refused" and exchange.status is not None:
+                    raise WalletRefused(
+                        exchange.status,
+                        f"the operator's wallet refused the bet ({exchange.status}); nothing "
+                        "was dealt and nothing is owed",
+                    )
+                raise WalletUnavailable(
+                    "the operator's wallet gave no definite answer to the bet "
+                    f"({exchange.problem or exchange.status}); nothing was dealt, and the bet "
+                    "is being rolled back"
+                )
+            stored = uow.claim(request)
+            if stored is not None:  # pragma: no cover - the bet's row admits one deal at a time
+                return self._replayed(uow, stored, player_id=player_id)
+            loaded = self._record_deal(
+                uow, request, player_id, game_id, table, rules, kind, secret, command, None
+            )
+            uow.commit()
+        self._keep_dealt(game_id, rules, command, loaded)
+        return loaded
+
+    def _admitted(
+        self,
+        uow: UnitOfWork,
+        request: RequestContext,
+        player_id: uuid.UUID,
+        variant: str,
+        stake: int,
+        certification: CertificationDeal | None,
+    ) -> tuple[PlayerRow, Paytable, GameRules]:
+        """Every guard a deal passes (the player, no open game, the switches, the safer-gambling
+        limits): the player, the paytable it is played for and the game's rules."""
+        # The player's row locked first: a deal of theirs racing this one waits here and
+        # then sees its game and its stake (migrations/0036).
+        player = uow.projections.player_locked(player_id)
+        if player is None:
+            raise NotFound("player", player_id)
+        table = played_for(
+            paytable_for(self._paytables, player.currency), certification is not None
+        )
+        open_game = uow.projections.open_game(player_id)
+        if open_game is not None:
+            raise GameInProgress(open_game.game_id)
+        rules = game_named(variant)
+        Controls.check_open_in(uow, player_id, rules.id, rules.rules_version)
+        self._safer.check_wager_in(uow, request, player_id, table.currency, stake)
+        return player, table, rules
+
+    def _record_deal(
+        self,
+        uow: UnitOfWork,
+        request: RequestContext,
+        player_id: uuid.UUID,
+        game_id: uuid.UUID,
+        table: Paytable,
+        rules: GameRules,
+        kind: str,
+        secret: bytes,
+        command: g.StartGame,
+        certification: CertificationDeal | None,
+    ) -> LoadedGame:
+        """The deal's write: its events (the stake and the cards), its money, its sealed secret
+        and, for a certification deal, its significant event; remembered under the key."""
+        events = g.decide(g.INITIAL, command)
+        stream = game_stream(game_id)
+        meta = event_metadata(request, table.id, table.version, rules.rules_version)
+        state = g.fold(events)
+        try:
+            recorded = uow.game_writes.send(
+                request.credential,
+                stream,
+                [NewEvent.of(e, meta) for e in events],
+                0,
+                _history_of(state),
+                self._snapshot(0, state),
+            ).records()
+        except ConcurrencyConflict as conflict:
+            if not second_open_game(conflict):
+                raise
+            uow.conn.rollback()  # the open game's id, read after the refused write
+            taken = uow.projections.open_game(player_id)
+            raise GameInProgress(taken.game_id if taken else "another") from conflict
+        self._post_money(uow, stream, 0, str(player_id), str(game_id), events)
+        uow.seeds.add(game_id, self._vault.key_id, self._vault.encrypt(secret), kind)
+        if certification is not None:  # a known deal: auditors see every one of them
+            uow.significant.record(
+                "certification",
+                request.actor.id,
+                {"variant": command.variant, "given": "deck" if kind == DECK else "seed"},
+                game_id=game_id,
+                player_id=player_id,
+                amount=command.stake,
+                currency=table.currency,
+            )
+        loaded = self._after(None, state, _times(recorded))
+        uow.remember(request, {"game_id": str(game_id), "version": loaded.state.version})
+        return loaded
+
+    def _keep_dealt(
+        self, game_id: uuid.UUID, rules: GameRules, command: g.StartGame, loaded: LoadedGame
+    ) -> None:
+        stream = game_stream(game_id)
         self._cache.put(stream, loaded)
         self._cache.keep_sealed(stream, g.hidden_cards(rules, command.deck))
-        return loaded
 
     @staticmethod
     def _deal(
@@ -393,7 +519,9 @@ class Games:
                             uow.remember(request, {"game_id": str(game_id), "version": version})
                     after = self._after(loaded, decided.state, pending.times())
                 self._cache.put(stream, after)
-                return after
+                if self._seamless is not None and after.ended_at is not None:
+                    self._seamless.due_now()  # its win, or a void's rollback
+                return self.settled(after)
             except ConcurrencyConflict:
                 if attempt == 2 or expected_version is not None or not retry:
                     raise
@@ -464,6 +592,12 @@ class Games:
         )
         self._post_money(uow, stream, state.version, state.player_id, state.game_id, decided.events)
         self._log_significant(uow, request, decided.state, decided.events)
+        if self._seamless is not None and not info.certification and info.duel_id is None:
+            for event in decided.events:  # the round's win or rollback falls due (issue 37)
+                if isinstance(event, Collected):
+                    self._seamless.win_due(uow, info.game_id, event.winnings, info.currency)
+                elif isinstance(event, Voided):
+                    self._seamless.rollback_due(uow, info.game_id)
         return pending
 
     def load_in(self, uow: UnitOfWork, game_id: uuid.UUID) -> LoadedGame:
@@ -551,13 +685,30 @@ class Games:
         with self._uow() as uow:
             uow.outside_transaction()  # one stream's events: one statement
             if to_version is None:
-                return self._load(uow, game_id, actor)
+                return self.settled(self._load(uow, game_id, actor))
             records = uow.events.read_stream(game_stream(game_id), to_version=to_version)
             if not records:
                 raise NotFound("game", game_id)
             loaded = self._after(None, g.fold(decode_records(records)), _times(records))
             self._check_owner(uow, loaded.state, game_id, actor)
             return loaded
+
+    def settled(self, loaded: LoadedGame) -> LoadedGame:
+        """``loaded`` with its payout_status, once it has ended: credited at once in transfer
+        mode (and for certification and duel seats' games, which send nothing), else as the
+        round's win or rollback stands with the operator's wallet."""
+        info = loaded.state.info
+        if loaded.ended_at is None or info is None:
+            return loaded
+        state: str | None = None
+        if self._seamless is not None and not info.certification and info.duel_id is None:
+            with self._uow() as uow:
+                uow.outside_transaction()
+                rows = [
+                    r for r in uow.wallet.of_round(uuid.UUID(info.game_id)) if r.method != "bet"
+                ]
+            state = rows[-1].state if rows else "due"
+        return replace(loaded, payout_status=payout_status(state))
 
     def owner(self, game_id: uuid.UUID) -> uuid.UUID | None:
         """Whose game this is on the games routes (None if there is no such game): from a

@@ -41,8 +41,10 @@ from service.core.streams import (
     is_duel,
     is_game,
     is_player,
+    is_wallet,
     player_stream,
 )
+from service.core.wallet_verification import AnswerCheck, verify_wallet_stream
 from service.services.checkpoints import APPEND_SLACK
 from service.services.finance_books import utc_span
 from service.services.unit_of_work import UnitOfWork
@@ -227,6 +229,8 @@ def check_unit(
     paytables: Mapping[str, Paytable],
     log_check: LogCheck,
     read: StreamRead | tuple[list[RecordedEvent], list[PostingRow]] | None = None,
+    *,
+    answer_check: AnswerCheck | None = None,
 ) -> list[Finding]:
     """The findings for one unit (reads only, all in the caller's snapshot: check_chunk).
     ``read``: the stream's, when the caller read it with the rest of its chunk (or its records
@@ -248,6 +252,9 @@ def check_unit(
     records, postings = read.records, read.postings
     if is_controls(unit):
         return controls_findings(records)
+    if is_wallet(unit):
+        # A round's wallet transactions (seamless mode): the operator's answers, as kept.
+        return verify_wallet_stream(records, postings, answer_check)
     if is_player(unit):
         # A change is decided when its transaction begins, recorded a little later.
         return verify_player_stream(records, postings) + safer_gambling_findings(
@@ -314,6 +321,7 @@ def check_chunk(
     units: Sequence[str],
     paytables: Mapping[str, Paytable],
     log_check: LogCheck,
+    answer_check: AnswerCheck | None = None,
 ) -> int:
     """Check each unit and record it with its findings; returns how many were newly recorded.
 
@@ -326,7 +334,11 @@ def check_chunk(
     a delivery of the same chunk or another chunk finishing the audit meanwhile would fail the
     write with a serialization failure, and the count that finishes the audit would miss their
     units."""
-    streams = [u for u in units if is_game(u) or is_duel(u) or is_player(u) or is_controls(u)]
+    streams = [
+        u
+        for u in units
+        if is_game(u) or is_duel(u) or is_player(u) or is_controls(u) or is_wallet(u)
+    ]
     results: list[tuple[str, list[Finding]]] = []
     with unit_of_work() as uow:
         uow.snapshot()
@@ -334,7 +346,10 @@ def check_chunk(
         read = read_streams(uow, streams)
         paytables = PaytableBook(paytables, uow.significant.logged_paytables())
         for unit in units:
-            results.append((unit, check_unit(uow, unit, paytables, log_check, read.get(unit))))
+            found = check_unit(
+                uow, unit, paytables, log_check, read.get(unit), answer_check=answer_check
+            )
+            results.append((unit, found))
     with unit_of_work() as uow:
         reads = AuditReads(uow.conn)
         recorded = reads.record(audit_id, results)

@@ -23,9 +23,12 @@ from service.errors import (
     PlayerConflict,
     RuleViolation,
     VerificationUnavailable,
+    WalletModeOnly,
+    WalletRefused,
     WithdrawalUnverified,
 )
 from service.services.safer_gambling import SaferGambling
+from service.services.seamless import Seamless
 from service.services.unit_of_work import UnitOfWork
 from service.services.verification import WithdrawalGate
 from service.storage.ledger import Posted as Posted
@@ -58,6 +61,11 @@ class Wallet:
     held: int  # staked in an unfinished game, of real money
     open_game_id: uuid.UUID | None
     sandbox: SandboxWallet
+    #: transfer (the server's own wallet) or seamless (the operator's: ``balance`` is its).
+    wallet_mode: str = "transfer"
+    #: Seamless: what the server holds still owed back to the operator's wallet (wins not yet
+    #: acknowledged); 0 in transfer mode.
+    unsettled: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +91,10 @@ class Players:
         paytables: dict[str, Paytable],
         safer: SaferGambling,
         gate: WithdrawalGate,
+        seamless: Seamless | None = None,
     ) -> None:
+        #: Seamless mode (issue 37): the operator's wallet holds the money; None: transfer.
+        self._seamless = seamless
         self._safer = safer
         self._gate = gate
         self._uow = unit_of_work
@@ -149,6 +160,7 @@ class Players:
     def deposit(
         self, request: RequestContext, player_id: uuid.UUID, amount: int, transaction_id: str
     ) -> Posted:
+        self._transfer_mode_only("deposits")
         with self._safer.refusals_recorded(request, player_id, "deposit"):
             return self._transfer(request, player_id, amount, transaction_id, deposit=True)
 
@@ -161,6 +173,7 @@ class Players:
         Verification runs first, outside any transaction; if money moves on the wallet before
         the withdrawal's own transaction, the database refuses it (migrations/0037) and the
         history is verified again."""
+        self._transfer_mode_only("withdrawals")
         player = self.player(player_id)
         wallet = ledger.player_account(str(player_id), player.currency).account_id
         for _ in range(VERIFY_ATTEMPTS - 1):
@@ -234,9 +247,13 @@ class Players:
             uow.commit()
             return posted
 
-    def wallet(self, player_id: uuid.UUID) -> Wallet:
+    def wallet(self, player_id: uuid.UUID, credential: str | None = None) -> Wallet:
         """The real wallet and the sandbox one; the open game (at most one, of either money)
-        holds its stake in the one it was played for."""
+        holds its stake in the one it was played for. In seamless mode the balance is the
+        operator's wallet's, read with the session's token (``credential``: the player's own
+        session; staff's read uses the player's latest), and ``unsettled`` what the server
+        still owes it (wins not yet acknowledged)."""
+        token: str | None = None
         with self._uow() as uow:
             player = self._player(uow, player_id)
             real = ledger.player_account(str(player_id), player.currency)
@@ -244,6 +261,19 @@ class Players:
             balance = uow.ledger.balance(real.account_id) or 0
             sandbox_balance = uow.ledger.balance(sandbox.account_id) or 0
             open_game = uow.projections.open_game(player_id)
+            if self._seamless is not None:
+                token = self._seamless.session_token(uow, credential) or uow.wallet.latest_token(
+                    player_id
+                )
+        unsettled = 0
+        if self._seamless is not None:
+            if token is None:
+                raise WalletRefused(
+                    "RS_ERROR_INVALID_TOKEN",
+                    "no session of this player was opened with the operator's wallet_token",
+                )
+            unsettled = balance  # the mirror holds only what is owed back to the operator
+            balance = self._seamless.balance(player.external_ref, token, player.currency)
 
         def held(currency: str) -> int:
             return open_game.stake if open_game and open_game.currency == currency else 0
@@ -255,7 +285,16 @@ class Players:
             held(player.currency),
             open_game.game_id if open_game else None,
             SandboxWallet(ledger.SANDBOX, sandbox_balance, held(ledger.SANDBOX)),
+            "seamless" if self._seamless is not None else "transfer",
+            unsettled,
         )
+
+    def _transfer_mode_only(self, what: str) -> None:
+        if self._seamless is not None:
+            raise WalletModeOnly(
+                f"in seamless mode the operator's own wallet holds the players' money: {what} "
+                "are the operator's"
+            )
 
     def statement(
         self,

@@ -29,7 +29,7 @@ from service.core.context import RequestContext, event_metadata
 from service.core.paytable import Paytable, paytable_for
 from service.core.safer_gambling import Exclusion, RealityCheck
 from service.core.streams import player_stream
-from service.errors import Excluded, LimitExceeded, NotFound, RealityCheckDue
+from service.errors import Excluded, LimitExceeded, NotFound, RealityCheckDue, WalletModeOnly
 from service.services.unit_of_work import UnitOfWork
 from service.storage.projections import PlayerRow
 
@@ -64,9 +64,13 @@ class SaferGambling:
         unit_of_work: Callable[[], UnitOfWork],
         paytables: Mapping[str, Paytable],
         clock: Clock = system_clock,
+        *,
+        deposit_limits: bool = True,
     ) -> None:
         self._uow = unit_of_work
         self._paytables = dict(paytables)
+        #: False in seamless mode: deposits are the operator's, and so are their limits.
+        self._deposit_limits = deposit_limits
         #: The server's clock limits take effect and periods reset on (tests move it).
         self.clock = clock
 
@@ -79,6 +83,11 @@ class SaferGambling:
     ) -> Limits:
         """Set one limit: at once if stricter, a day later if looser (the old value holds until
         then). A retry under the same Idempotency-Key answers the limits as they are."""
+        if limit.startswith("deposit") and not self._deposit_limits:
+            raise WalletModeOnly(
+                "in seamless mode deposits are the operator's own wallet's, and so are their "
+                "limits: set them there"
+            )
         with self._uow() as uow:
             stored = uow.open_command(request)
             if stored is not None:

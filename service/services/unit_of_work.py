@@ -34,6 +34,7 @@ from service.storage.projections import ProjectionStore
 from service.storage.recording import Recorder
 from service.storage.seeds import SeedStore
 from service.storage.significant import SignificantStore
+from service.storage.wallet import WalletStore
 
 
 class UnitOfWork:
@@ -53,6 +54,7 @@ class UnitOfWork:
     controls: ControlStore
     recorder: Recorder
     horizon: HorizonReads
+    wallet: WalletStore
 
     def __init__(self, pool: ConnectionPool) -> None:
         self._pool = pool
@@ -79,6 +81,7 @@ class UnitOfWork:
         self.controls = ControlStore(self.conn)
         self.recorder = Recorder(self.conn)
         self.horizon = HorizonReads(self.conn)
+        self.wallet = WalletStore(self.conn)
         return self
 
     def outside_transaction(self) -> None:
@@ -130,6 +133,13 @@ class UnitOfWork:
         return self.idempotency.claim(
             request.actor.id, request.idempotency_key, request.fingerprint
         )
+
+    def stored_result(self, request: RequestContext) -> dict[str, Any] | None:
+        """What a completed earlier attempt of this request stored, without claiming its key
+        (a command in steps claims it in the step that completes it)."""
+        if request.idempotency_key is None:
+            return None
+        return self.idempotency.find(request.actor.id, request.idempotency_key, request.fingerprint)
 
     def open_command(self, request: RequestContext) -> dict[str, Any] | None:
         """The opening of a command that writes under the log's lock: claim the request, then

@@ -28,7 +28,8 @@ from service.core import ledger
 from service.core.game_verification import Finding
 from service.core.history_checks import unanswered
 from service.core.paytable import Paytable, PaytableBook
-from service.core.streams import is_duel, is_game, is_player, player_stream
+from service.core.streams import is_duel, is_game, is_player, is_wallet, player_stream
+from service.core.wallet_verification import AnswerCheck
 from service.errors import VerificationUnavailable, WithdrawalHeld
 from service.services import history_audits
 from service.services.unit_of_work import UnitOfWork
@@ -66,6 +67,7 @@ def verify_player(
     paytables: Mapping[str, Paytable],
     *,
     repeat_hold: bool = True,
+    answer_check: AnswerCheck | None = None,
 ) -> Verification:
     """Verify the player's history from their point to their wallet's head, as the audit's
     login (``audit_unit_of_work``), and record the outcome: the point moved, or a hold (for a
@@ -84,7 +86,7 @@ def verify_player(
         if head is None or (point is not None and point >= head):
             return Verification(player_id, point)
         causes = store.causes(wallet, point or 0, head)
-        found = _verify_causes(uow, wallet, causes, paytables)
+        found = _verify_causes(uow, wallet, causes, paytables, answer_check)
         if found:
             # What an operator's correction answers holds no longer (it stays in the log).
             own = uow.events.read_streams([player_stream(player_id)])
@@ -132,10 +134,14 @@ def _named(findings: Sequence[Finding]) -> list[dict[str, str]]:
 
 
 def _verify_causes(
-    uow: UnitOfWork, wallet: str, causes: Sequence[str], paytables: Mapping[str, Paytable]
+    uow: UnitOfWork,
+    wallet: str,
+    causes: Sequence[str],
+    paytables: Mapping[str, Paytable],
+    answer_check: AnswerCheck | None,
 ) -> list[Finding]:
     """Every stream that moved the wallet, checked as the audit checks it."""
-    known = [s for s in causes if is_game(s) or is_duel(s) or is_player(s)]
+    known = [s for s in causes if is_game(s) or is_duel(s) or is_player(s) or is_wallet(s)]
     reads = history_audits.read_streams(uow, known)
     paytables = PaytableBook(paytables, uow.significant.logged_paytables())
     findings: list[Finding] = []
@@ -165,7 +171,9 @@ def _verify_causes(
                 if p.account_id == wallet and p.amount > 0
             ]
             continue
-        findings += history_audits.check_unit(uow, stream, paytables, _no_log_check, read)
+        findings += history_audits.check_unit(
+            uow, stream, paytables, _no_log_check, read, answer_check=answer_check
+        )
     return findings
 
 
@@ -173,12 +181,16 @@ def verify_behind(
     audit_unit_of_work: Callable[[], UnitOfWork],
     paytables: Mapping[str, Paytable],
     limit: int = BEHIND_BATCH,
+    answer_check: AnswerCheck | None = None,
 ) -> list[Verification]:
     """Advance the points of up to ``limit`` players whose wallets moved since (beat)."""
     with audit_unit_of_work() as uow:
         behind = VerificationStore(uow.conn).behind(limit)
     return [
-        verify_player(audit_unit_of_work, player, paytables, repeat_hold=False) for player in behind
+        verify_player(
+            audit_unit_of_work, player, paytables, repeat_hold=False, answer_check=answer_check
+        )
+        for player in behind
     ]
 
 

@@ -52,6 +52,19 @@ class IdempotencyStore:
             raise KeyReused(f"idempotency key {key!r} was used for a different request")
         return dict(result)
 
+    def find(self, scope: str, key: str, fingerprint: str) -> dict[str, Any] | None:
+        """What a completed earlier request under this key got (None: none, or none completed
+        yet), claiming nothing; KeyReused if it asked for something else."""
+        with self._conn.cursor() as cur:
+            cur.execute(FIND_SQL, {"scope": scope, "key": key})
+            row = cur.fetchone()
+        if row is None:
+            return None
+        stored_fingerprint, result = row
+        if stored_fingerprint != fingerprint:
+            raise KeyReused(f"idempotency key {key!r} was used for a different request")
+        return None if result is None else dict(result)
+
     def complete(self, scope: str, key: str, result: dict[str, Any]) -> None:
         with self._conn.cursor() as cur:
             cur.execute(COMPLETE_SQL, {"scope": scope, "key": key, "result": Jsonb(result)})

@@ -91,6 +91,10 @@ def make_celery(settings: Settings) -> Celery:
                 "task": "vegas.sweep_duels",
                 "schedule": timedelta(seconds=settings.duel_sweep_every),
             },
+            "settle-wallet": {
+                "task": "vegas.settle_wallet",
+                "schedule": timedelta(seconds=settings.wallet_sweep_every),
+            },
             "checkpoint-log": {
                 "task": "vegas.checkpoint_log",
                 "schedule": timedelta(seconds=settings.checkpoint_every),

@@ -62,6 +62,17 @@ def collect_idle_games() -> list[str]:
     return [str(game_id) for game_id in collected]
 
 
+@shared_task(name="vegas.settle_wallet")
+def settle_wallet() -> dict[str, int]:
+    """Seamless mode: send the wins and rollbacks due to the operator's wallet, and settle bets
+    whose sender died mid-call (beat: every few seconds; and at once when one falls due). One
+    sender a movement at a time (a lease in the database), so runs may overlap."""
+    done: dict[str, int] = {}
+    for settled in services().settle_wallet():
+        done[settled.outcome] = done.get(settled.outcome, 0) + 1
+    return done
+
+
 @shared_task(name="vegas.sweep_duels")
 def sweep_duels() -> list[str]:
     """Cancel duels that did not fill, time out seats, settle finished duels (beat: every few
@@ -126,7 +137,12 @@ def resume_audits() -> int:
 def audit_chunk(audit_id: str, units: list[str]) -> int:
     c = services()
     return audit.check_chunk(
-        c.audit_unit_of_work, uuid.UUID(audit_id), units, c.settings.paytables, c.anchors.findings
+        c.audit_unit_of_work,
+        uuid.UUID(audit_id),
+        units,
+        c.settings.paytables,
+        c.anchors.findings,
+        c.answer_check,
     )
 
 
@@ -135,7 +151,12 @@ def verify_player_history(player_id: str) -> dict[str, Any]:
     """Verify a player's history since their verified point, for a waiting withdrawal
     (service/services/verification.py): the point moved, or a hold recorded."""
     c = services()
-    done = verify_player(c.audit_unit_of_work, uuid.UUID(player_id), c.settings.paytables)
+    done = verify_player(
+        c.audit_unit_of_work,
+        uuid.UUID(player_id),
+        c.settings.paytables,
+        answer_check=c.answer_check,
+    )
     return {"through": done.through, "hold": done.hold, "findings": len(done.findings)}
 
 
@@ -144,7 +165,9 @@ def verify_players() -> int:
     """Advance the verified points of players whose wallets moved (beat), so a withdrawal
     re-verifies little; how many were verified."""
     c = services()
-    return len(verify_behind(c.audit_unit_of_work, c.settings.paytables))
+    return len(
+        verify_behind(c.audit_unit_of_work, c.settings.paytables, answer_check=c.answer_check)
+    )
 
 
 @shared_task(name="vegas.checkpoint_log")

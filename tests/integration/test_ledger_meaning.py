@@ -23,7 +23,7 @@ from service.core import game_decider as g
 from service.core import ledger
 from service.core.clock import parse_instant
 from service.core.ledger import Entry
-from service.core.streams import is_duel, is_game, is_player, kind_of
+from service.core.streams import id_of, is_duel, is_game, is_player, is_wallet, kind_of
 from tests.dbtools import ScratchDatabase, move_db_clock
 from tests.integration.conftest import OPERATOR, World, as_player
 from tests.unit.test_events import EXAMPLES
@@ -67,6 +67,44 @@ PLAYER_EXAMPLES: list[AnyEvent] = [
     catalog.GamingSwitched("all", "all", False, "maintenance"),
 ]
 
+#: One of each wallet event (seamless mode): a round's bet confirmed, flagged, for review.
+ROUND = str(uuid.uuid4())
+BET = str(uuid.uuid4())
+WALLET_EXAMPLES: list[AnyEvent] = [
+    catalog.WalletCallSent(
+        ROUND,
+        str(uuid.uuid4()),
+        "bet",
+        BET,
+        None,
+        520,
+        520_000,
+        "GBP",
+        "vegas-draw1",
+        False,
+        str(uuid.uuid4()),
+        "0" * 64,
+        1,
+        "1" * 64,
+    ),
+    catalog.WalletCallAnswered(
+        BET,
+        "bet",
+        str(uuid.uuid4()),
+        520,
+        "GBP",
+        "confirmed",
+        "RS_OK",
+        100_000,
+        200,
+        None,
+        '{"status":"RS_OK"}',
+        "c2ln",
+    ),
+    catalog.WalletPendingFlagged(BET, 3600),
+    catalog.WalletReviewMarked(BET, "the wallet answered RS_ERROR_DUPLICATE_TRANSACTION"),
+]
+
 
 def _python_entry(records: list[tuple[int, str, AnyEvent]], stream: str, at: int) -> Entry | None:
     """core/ledger's answer for the event at version ``at``, given the stream as the services
@@ -84,6 +122,23 @@ def _python_entry(records: list[tuple[int, str, AnyEvent]], stream: str, at: int
         return ledger.entry_for(event, stream, at, first.player_id, first.game_id)
     if is_player(stream) and isinstance(first, PlayerRegistered):
         return ledger.entry_for(event, stream, at, first.player_id, None)
+    if is_wallet(stream):
+        if not (
+            isinstance(first, catalog.WalletCallSent)
+            and first.round_id == id_of(stream)
+            and isinstance(event, catalog.WalletCallAnswered)
+        ):
+            return None
+        bet_confirmed = any(
+            isinstance(e, catalog.WalletCallAnswered)
+            and e.outcome == "confirmed"
+            and e.transaction_uuid == first.transaction_uuid
+            for v, _, e in records
+            if v < at
+        )
+        return ledger.wallet_entry_for(
+            event, first.player_id, first.currency, bet_confirmed, (stream, at)
+        )
     return None
 
 
@@ -193,9 +248,12 @@ def test_every_catalog_event_type_moves_money_only_where_both_say_so(owner: Conn
             game, player, "vegas-draw1", 520, "GBP", "5", 52, "gbp", 1, "r"
         ),
     }
-    examples = {type(e).TYPE: e for e in [*EXAMPLES, *PLAYER_EXAMPLES]}
+    examples = {type(e).TYPE: e for e in [*EXAMPLES, *PLAYER_EXAMPLES, *WALLET_EXAMPLES]}
     opened = next(e for e in EXAMPLES if isinstance(e, DuelOpened))
     firsts[f"duel-{duel}"] = replace(opened, duel_id=duel)
+    bet = WALLET_EXAMPLES[0]
+    assert isinstance(bet, catalog.WalletCallSent)
+    firsts[f"wallet-{ROUND}"] = replace(bet, player_id=player)
     assert set(examples) == {cls.TYPE for cls in catalog.ALL_EVENT_TYPES}
     for type_, example in examples.items():
         for stream, first in firsts.items():
@@ -228,6 +286,7 @@ def test_each_stream_kind_has_the_catalog_s_event_types(owner: Conn) -> None:
         ("duel", catalog.DUEL_EVENT_TYPES),
         ("player", catalog.PLAYER_EVENT_TYPES),
         ("controls", catalog.CONTROL_EVENT_TYPES),
+        ("wallet", catalog.WALLET_EVENT_TYPES),
     ):
         found = owner.execute("SELECT stream_event_types(%s)", (kind,)).fetchone()
         assert found == ([t.TYPE for t in types],), kind
@@ -247,7 +306,7 @@ def test_stream_kind_answers_as_streams_kind_of_for_names_near_a_service_stream_
     braced, without hyphens, with a hyphen moved or a line end after it."""
     names = ["", "gaming-controls", "gaming-controls\n", "game-", "duel-", "player-"]
     swaps = "0af9gzA-_ \n{}é"
-    for prefix in ("game-", "duel-", "player-", "Game-", "games-", "playe-"):
+    for prefix in ("game-", "duel-", "player-", "wallet-", "Game-", "games-", "playe-"):
         good = prefix + str(uuid.uuid4())
         names += [good, good.upper(), good + "\n", prefix + uuid.uuid4().hex]
         names.append(prefix + "{" + good[len(prefix) :] + "}")
@@ -263,4 +322,4 @@ def test_stream_kind_answers_as_streams_kind_of_for_names_near_a_service_stream_
     assert len(rows) == len(names)
     wrong = [(name, kind) for name, kind in rows if kind != kind_of(name)]
     assert wrong == []
-    assert {kind_of(n) for n in names} == {None, "game", "duel", "player", "controls"}
+    assert {kind_of(n) for n in names} == {None, "game", "duel", "player", "controls", "wallet"}

@@ -262,6 +262,15 @@ class GameViewSchema(GameStateSchema):
     started_at = fields.DateTime(required=True)
     last_event_at = fields.DateTime(required=True)
     ended_at = fields.DateTime(required=True, allow_none=True)
+    payout_status = fields.String(
+        allow_none=True,
+        validate=validate.OneOf(("pending", "credited", "review")),
+        metadata={
+            "description": "once the game has ended, its payout (or a void's refund): credited; "
+            "in seamless mode pending while it is being sent to the operator's wallet, review "
+            "when the wallet refused it and a person settles it; null while in play"
+        },
+    )
     reality_check = fields.Dict(
         allow_none=True,
         metadata={

@@ -29,12 +29,30 @@ class PlayerSchema(Schema):
     created_at = fields.DateTime(required=True)
 
 
+class NewSessionSchema(Strict):
+    wallet_token = fields.String(
+        validate=text(500),
+        metadata={
+            "description": "seamless mode (required there): the operator's game-session token "
+            "for this player, sent with the player's bets to the operator's wallet and checked "
+            "first by a balance read; never shown again"
+        },
+    )
+
+
 class SessionSchema(Schema):
     token = fields.String(required=True, metadata={"description": "bearer token, shown once"})
     player_id = fields.UUID(required=True)
     created_at = fields.DateTime(required=True)
     expires_at = fields.DateTime(required=True, metadata={"description": "hard maximum"})
     idle_timeout_seconds = fields.Integer(required=True)
+    wallet_balance = fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "seamless mode: the player's balance in the operator's wallet when "
+            "the session opened (minor units); absent in transfer mode"
+        },
+    )
 
 
 class TransferSchema(Strict):
@@ -156,6 +174,21 @@ class WalletSchema(Schema):
         metadata={
             "description": "the money certification games are played for, kept apart from the "
             "real balance: they never touch it"
+        },
+    )
+    wallet_mode = fields.String(
+        required=True,
+        validate=validate.OneOf(("transfer", "seamless")),
+        metadata={
+            "description": "transfer: the server's own wallet (balance is its); seamless: the "
+            "operator's wallet holds the money and balance is read from it"
+        },
+    )
+    unsettled = fields.Integer(
+        required=True,
+        metadata={
+            "description": "seamless mode: winnings this server still owes the operator's "
+            "wallet, being credited (not yet acknowledged); 0 in transfer mode"
         },
     )
 

@@ -1,0 +1,309 @@
+"""Seamless mode over HTTP (issue 37): the deal is a bet, the collect a win, a void or an unknown
+bet a rollback, all against the reference operator wallet in a process of its own, with faults
+on the wire. Each test asserts the round's final state, both sides' balances and movements (the
+wallet's own journal against the server's ledger), and that no card was shown without a
+confirmed bet."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from service.core.seamless import to_wire, transaction_id
+from service.runtime.config import Settings
+from tests.api.client import assert_problem
+from tests.api.play import cards_in
+from tests.api.seamless_support import (
+    STAKE,
+    TIMEOUT_MS,
+    UNDER_TIMEOUT_MS,
+    SeamlessDeployment,
+    SeamlessPlayer,
+    open_player,
+    seamless_deployment,
+)
+
+VARIANT = "vegas-draw1"
+FUNDS = 10_000
+
+
+@pytest.fixture(scope="module")
+def deployment(
+    settings: Settings, admin_server_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SeamlessDeployment]:
+    with seamless_deployment(settings, admin_server_url, tmp_path_factory.mktemp("seamless")) as d:
+        yield d
+
+
+@pytest.fixture(autouse=True)
+def no_faults(deployment: SeamlessDeployment) -> None:
+    deployment.wallet.admin("DELETE", "faults")
+
+
+def deal(d: SeamlessDeployment, player: SeamlessPlayer, stake: int = STAKE) -> Any:
+    return d.http.post("/v1/games", player.token, json={"variant": VARIANT, "stake": stake})
+
+
+def journal(d: SeamlessDeployment, player: SeamlessPlayer) -> list[dict[str, Any]]:
+    return d.wallet.journal(user=player.external_ref)
+
+
+def kinds(d: SeamlessDeployment, player: SeamlessPlayer) -> list[str]:
+    return [str(e["kind"]) for e in journal(d, player)]
+
+
+def server_rows(d: SeamlessDeployment, player: SeamlessPlayer) -> list[tuple[str, str, int]]:
+    with d.web.unit_of_work() as uow:
+        rows = uow.conn.execute(
+            "SELECT method, state, amount FROM wallet_transactions WHERE player_id = %s"
+            " ORDER BY created_at, method",
+            (uuid.UUID(player.id),),
+        ).fetchall()
+    return [(str(m), str(s), int(a)) for m, s, a in rows]
+
+
+def mirror(d: SeamlessDeployment, player: SeamlessPlayer) -> tuple[int, int]:
+    """The server's ledger: the player's wallet (what it owes back to the operator) and the
+    operator-wallet mirror (net brought in)."""
+    with d.web.unit_of_work() as uow:
+        own = uow.ledger.balance(f"player:{player.id}") or 0
+        operator = uow.ledger.balance(f"operator-wallet:{player.id}") or 0
+    return own, operator
+
+
+def assert_books_agree(d: SeamlessDeployment, player: SeamlessPlayer, funds: int = FUNDS) -> None:
+    """The wallet's balance moved by exactly what the server's mirror says was confirmed, and
+    each movement the wallet applied was applied once."""
+    _, operator = mirror(d, player)
+    assert player.wire_balance(d.wallet) == to_wire(funds + operator, "GBP")
+    ids = [e["transaction_uuid"] for e in journal(d, player)]
+    assert len(ids) == len(set(ids)), "a movement applied twice"
+
+
+def game_events(d: SeamlessDeployment, game_id: str) -> list[tuple[str, int]]:
+    with d.web.unit_of_work() as uow:
+        rows = uow.conn.execute(
+            "SELECT type, position FROM events WHERE stream_id IN (%s, %s) ORDER BY position",
+            (f"game-{game_id}", f"wallet-{game_id}"),
+        ).fetchall()
+    return [(str(t), int(p)) for t, p in rows]
+
+
+# --- sessions and the cashier ---------------------------------------------------------------------
+
+
+def test_a_session_needs_the_operator_s_token_and_shows_its_balance(
+    deployment: SeamlessDeployment,
+) -> None:
+    http = deployment.http
+    player = open_player(deployment, FUNDS)
+    missing = http.post(f"/v1/players/{player.id}/sessions", http.operator_key)
+    assert_problem(missing, 422, "validation-error")
+    wrong = http.post(
+        f"/v1/players/{player.id}/sessions", http.operator_key, json={"wallet_token": "nope"}
+    )
+    assert_problem(wrong, 403, "wallet-refused")
+    assert wrong.get_json()["wallet_status"] == "RS_ERROR_INVALID_TOKEN"
+    expired = deployment.wallet.admin("POST", "tokens", {"user": player.external_ref})["token"]
+    deployment.wallet.admin("POST", f"tokens/{expired}/expire")
+    refused = http.post(
+        f"/v1/players/{player.id}/sessions", http.operator_key, json={"wallet_token": expired}
+    )
+    assert_problem(refused, 403, "wallet-refused")
+    good = http.post(
+        f"/v1/players/{player.id}/sessions",
+        http.operator_key,
+        json={"wallet_token": player.wallet_token},
+    )
+    assert good.status_code == 201
+    assert good.get_json()["wallet_balance"] == FUNDS
+    assert player.wallet_token not in good.get_data(as_text=True)
+    wallet = http.get(f"/v1/players/{player.id}/wallet", player.token).get_json()
+    assert (wallet["balance"], wallet["wallet_mode"], wallet["unsettled"]) == (
+        FUNDS,
+        "seamless",
+        0,
+    )
+
+
+def test_the_cashier_and_deposit_limits_are_the_operator_s(deployment: SeamlessDeployment) -> None:
+    http = deployment.http
+    player = open_player(deployment, FUNDS)
+    for kind in ("deposits", "withdrawals"):
+        answer = http.post(
+            f"/v1/players/{player.id}/{kind}",
+            http.operator_key,
+            json={"amount": 100, "transaction_id": f"t-{uuid.uuid4()}"},
+        )
+        assert_problem(answer, 409, "wallet-mode")
+    limit = http.put(
+        f"/v1/players/{player.id}/limits/deposit-day", player.token, json={"value": 1_000}
+    )
+    assert_problem(limit, 409, "wallet-mode")
+    assert mirror(deployment, player) == (0, 0)
+
+
+# --- a round: bet, play, win ----------------------------------------------------------------------
+
+
+def test_a_round_is_a_bet_then_a_win_credited_once(deployment: SeamlessDeployment) -> None:
+    d = deployment
+    player = open_player(d, FUNDS)
+    dealt = deal(d, player)
+    assert dealt.status_code == 201, dealt.get_json()
+    game_id = dealt.get_json()["id"]
+    assert player.wire_balance(d.wallet) == to_wire(FUNDS - STAKE, "GBP")
+    assert kinds(d, player) == ["bet"]
+    # The bet's confirmation comes before the deal in the log: no card before RS_OK.
+    order = [t for t, _ in game_events(d, game_id)]
+    assert order[:3] == ["WalletCallSent", "WalletCallAnswered", "StakePlaced"]
+    assert mirror(d, player) == (0, -STAKE)
+
+    again = deal(d, player)  # one game at a time, as in transfer mode
+    assert_problem(again, 409, "game-in-progress")
+    collected = d.http.post(f"/v1/games/{game_id}/collect", player.token, json={})
+    assert collected.status_code == 200, collected.get_json()
+    body = collected.get_json()
+    assert body["payout_status"] == "pending"
+    won = body["payout"]
+    # Until the win is acknowledged, no new deal.
+    assert_problem(deal(d, player), 409, "wallet-unsettled")
+    assert d.settle() == {"confirmed": 1}
+    seen = d.http.get(f"/v1/games/{game_id}", player.token).get_json()
+    assert seen["payout_status"] == "credited"
+    assert kinds(d, player) == ["bet", "win"]
+    win = journal(d, player)[1]
+    assert win["transaction_uuid"] == transaction_id(game_id, "win")
+    assert win["amount"] == to_wire(won, "GBP")
+    assert mirror(d, player) == (0, won - STAKE)
+    assert_books_agree(d, player)
+    assert server_rows(d, player) == [("bet", "confirmed", STAKE), ("win", "confirmed", won)]
+    # The next round deals.
+    assert deal(d, player).status_code == 201
+
+
+# --- bets refused, or of unknown outcome ----------------------------------------------------------
+
+
+def test_a_bet_refused_for_money_ends_the_round_owing_nothing(
+    deployment: SeamlessDeployment,
+) -> None:
+    d = deployment
+    player = open_player(d, STAKE - 1)
+    refused = deal(d, player)
+    assert_problem(refused, 402, "wallet-insufficient-funds")
+    assert cards_in(refused.get_json()) == set()
+    assert kinds(d, player) == []
+    assert server_rows(d, player) == [("bet", "refused", STAKE)]
+    assert mirror(d, player) == (0, 0)
+    assert player.wire_balance(d.wallet) == to_wire(STAKE - 1, "GBP")
+    # Refused, not unsettled: the player may deal again (and is refused again).
+    assert_problem(deal(d, player), 402, "wallet-insufficient-funds")
+
+
+@pytest.mark.parametrize(
+    ("fault", "applied"),
+    [
+        ({"kind": "timeout", "delay_ms": TIMEOUT_MS * 2, "when": "before"}, False),
+        ({"kind": "timeout", "delay_ms": TIMEOUT_MS * 2, "when": "after"}, True),
+        ({"kind": "error", "status": 503, "when": "after"}, True),
+        ({"kind": "not_json", "when": "before"}, False),
+        ({"kind": "bad_signature", "when": "after"}, True),
+    ],
+    ids=["timeout-before", "timeout-after", "5xx-after", "not-json", "bad-signature"],
+)
+def test_a_bet_of_unknown_outcome_is_rolled_back_never_re_sent(
+    deployment: SeamlessDeployment, fault: dict[str, Any], applied: bool
+) -> None:
+    d = deployment
+    player = open_player(d, FUNDS)
+    d.fault("bet", **fault)
+    unknown = deal(d, player)
+    assert_problem(unknown, 503, "wallet-unavailable")
+    assert cards_in(unknown.get_json()) == set()
+    assert kinds(d, player) == (["bet"] if applied else [])
+    # Until its rollback settles, no new deal.
+    assert_problem(deal(d, player), 409, "wallet-unsettled")
+    d.drain()
+    bet = transaction_id(unknown_round(d, player), "bet")
+    entries = journal(d, player)
+    assert [e["kind"] for e in entries] == (["bet", "rollback"] if applied else [])
+    assert all(e["transaction_uuid"] != bet or e["kind"] == "bet" for e in entries)
+    assert [(m, s) for m, s, _ in server_rows(d, player)] == [
+        ("bet", "unknown"),
+        ("rollback", "confirmed"),
+    ]
+    assert player.wire_balance(d.wallet) == to_wire(FUNDS, "GBP")
+    assert mirror(d, player) == (0, 0)
+    assert_books_agree(d, player)
+    # A late bet after its own rollback is refused by the wallet (its marker).
+    status = d.wallet.admin("GET", f"transactions/{bet}")
+    assert status["applied"] == applied or status["rolled_back_before_arrival"]
+    # and the player plays on
+    assert deal(d, player).status_code == 201
+
+
+def unknown_round(d: SeamlessDeployment, player: SeamlessPlayer) -> str:
+    with d.web.unit_of_work() as uow:
+        row = uow.conn.execute(
+            "SELECT round_id FROM wallet_transactions WHERE player_id = %s AND method = 'bet'"
+            " ORDER BY created_at LIMIT 1",
+            (uuid.UUID(player.id),),
+        ).fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+def test_a_slow_answer_just_under_the_timeout_deals(deployment: SeamlessDeployment) -> None:
+    d = deployment
+    player = open_player(d, FUNDS)
+    d.fault("bet", "slow", delay_ms=UNDER_TIMEOUT_MS)
+    dealt = deal(d, player)
+    assert dealt.status_code == 201, dealt.get_json()
+    assert kinds(d, player) == ["bet"]
+
+
+# --- wins retried ---------------------------------------------------------------------------------
+
+
+def test_a_win_is_retried_until_acknowledged_and_applied_once(
+    deployment: SeamlessDeployment,
+) -> None:
+    d = deployment
+    player = open_player(d, FUNDS)
+    game_id = deal(d, player).get_json()["id"]
+    d.fault("win", "timeout", delay_ms=TIMEOUT_MS * 2, when="after")
+    d.fault("win", "error", status=500, when="before", count=2)
+    collected = d.http.post(f"/v1/games/{game_id}/collect", player.token, json={})
+    assert collected.get_json()["payout_status"] == "pending"
+    d.drain()
+    assert kinds(d, player) == ["bet", "win"]
+    assert server_rows(d, player)[1][:2] == ("win", "confirmed")
+    with d.web.unit_of_work() as uow:
+        attempts = uow.conn.execute(
+            "SELECT attempts FROM wallet_transactions WHERE transaction_uuid = %s",
+            (uuid.UUID(transaction_id(game_id, "win")),),
+        ).fetchone()
+    assert attempts is not None
+    assert attempts[0] == 4  # the same transaction_uuid each time
+    seen = d.http.get(f"/v1/games/{game_id}", player.token).get_json()
+    assert seen["payout_status"] == "credited"
+    assert_books_agree(d, player)
+
+
+def test_a_void_rolls_the_bet_back(deployment: SeamlessDeployment) -> None:
+    d = deployment
+    player = open_player(d, FUNDS)
+    game_id = deal(d, player).get_json()["id"]
+    voided = d.http.post(
+        f"/v1/games/{game_id}/void", d.http.operator_key, json={"reason": "malfunction"}
+    )
+    assert voided.status_code == 200, voided.get_json()
+    d.drain()
+    assert kinds(d, player) == ["bet", "rollback"]
+    assert player.wire_balance(d.wallet) == to_wire(FUNDS, "GBP")
+    assert mirror(d, player) == (0, 0)
+    assert_books_agree(d, player)
