@@ -315,9 +315,15 @@ BEGIN
         RETURN 'refused: a round''s win, rollback, flag or review is background work''s';
     END IF;
     IF ev.type IN ('WalletPendingFlagged', 'WalletReviewMarked') THEN
+        -- A movement sent; or, for a review, the round's game ended (a win held back before
+        -- its first call: its history failed verification).
         IF NOT EXISTS (SELECT 1 FROM events s
                         WHERE s.stream_id = ev.stream_id AND s.type = 'WalletCallSent'
-                          AND s.data->>'transaction_uuid' = tx) THEN
+                          AND s.data->>'transaction_uuid' = tx)
+           AND NOT (ev.type = 'WalletReviewMarked'
+                    AND EXISTS (SELECT 1 FROM events g
+                                 WHERE g.stream_id = 'game-' || id
+                                   AND g.type IN ('Collected', 'Voided'))) THEN
             RETURN format('wallet %s sent no transaction %s', id, tx);
         END IF;
         RETURN NULL;

@@ -254,7 +254,13 @@ class Games:
             uow.commit()
         exchange = seamless.call(pending)
         with self._uow() as uow:
-            outcome = seamless.answer_bet(uow, request, pending, exchange)
+            try:
+                outcome = seamless.answer_bet(uow, request, pending, exchange)
+            except ConcurrencyConflict as late:  # its lease ran out: background work rolls it back
+                raise WalletUnavailable(
+                    "the operator's wallet answered the bet too late; nothing was dealt, and the "
+                    "bet is being rolled back"
+                ) from late
             if outcome != "confirmed":
                 uow.commit()
                 if outcome == "unknown":

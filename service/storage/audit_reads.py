@@ -28,21 +28,23 @@ SEAT_ENDED = (
     + ")"
 )
 
-# Game streams in the log: all, those dealt in a date range, or one player's.
+# Game streams in the log (with, in seamless mode, each round's wallet stream: its bet opens it,
+# naming the player): all, those dealt in a date range, or one player's.
 ALL_GAMES_SQL = f"""
 SELECT stream_id FROM events e
- WHERE version = 1 AND stream_id LIKE 'game-%%'{SEAT_ENDED}
+ WHERE version = 1 AND (stream_id LIKE 'game-%%' OR stream_id LIKE 'wallet-%%'){SEAT_ENDED}
  ORDER BY position
 """
 GAMES_BETWEEN_SQL = f"""
 SELECT stream_id FROM events e
- WHERE version = 1 AND stream_id LIKE 'game-%%'
+ WHERE version = 1 AND (stream_id LIKE 'game-%%' OR stream_id LIKE 'wallet-%%')
    AND recorded_at >= %(start)s AND recorded_at <= %(last)s{SEAT_ENDED}
  ORDER BY position
 """
 PLAYER_GAMES_SQL = f"""
 SELECT stream_id FROM events e
- WHERE version = 1 AND stream_id LIKE 'game-%%' AND data->>'player_id' = %(player_id)s{SEAT_ENDED}
+ WHERE version = 1 AND (stream_id LIKE 'game-%%' OR stream_id LIKE 'wallet-%%')
+   AND data->>'player_id' = %(player_id)s{SEAT_ENDED}
  ORDER BY position
 """
 PLAYER_STREAMS_SQL = """

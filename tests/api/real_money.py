@@ -75,6 +75,8 @@ class Session:
             "held": 0,
             "open_game_id": open_game,
             "sandbox": {"currency": "XTS", "balance": self.balance, "held": held},
+            "wallet_mode": "transfer",
+            "unsettled": 0,
         }
 
 

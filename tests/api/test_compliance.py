@@ -23,8 +23,9 @@ DbConn = psycopg.Connection[tuple[Any, ...]]
 
 #: Keys of the full (auditor's) view that a player must never see in a replay.
 HIDDEN_KEYS = {"deck", "stock", "waste_all", "foundation_piles", "shuffle_algorithm"}
-#: What a game view answer adds to the game's state: its times, and the player's reality check.
-TIMESTAMPS = {"started_at", "last_event_at", "ended_at", "reality_check"}
+#: What a game view answer adds to the game's state: its times, the player's reality check and
+#: its payout's settlement.
+TIMESTAMPS = {"started_at", "last_event_at", "ended_at", "reality_check", "payout_status"}
 SEEDED_ONLY = {"seed-commitment", "deck"}
 
 

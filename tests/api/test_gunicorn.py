@@ -187,6 +187,8 @@ def test_a_game_over_real_http_from_deposit_to_wallet(
             "held": 0,
             "open_game_id": None,
             "sandbox": {"currency": "XTS", "balance": -520 + 50, "held": 0},
+            "wallet_mode": "transfer",
+            "unsettled": 0,
         }
         assert _check(http.get(f"{players}/wallet", timeout=10), 401)["status"] == 401
 

@@ -103,6 +103,8 @@ def test_a_certification_game_won_moves_sandbox_money_only(
         "held": 0,
         "open_game_id": game_id,
         "sandbox": {"currency": "XTS", "balance": -1_040, "held": 1_040},
+        "wallet_mode": "transfer",
+        "unsettled": 0,
     }
 
     done = win_and_collect(http, player.token, game_id)

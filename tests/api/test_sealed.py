@@ -34,7 +34,7 @@ DbConn = psycopg.Connection[tuple[Any, ...]]
 SEED = "5e" * 32
 LEGACY = Path(__file__).resolve().parents[1] / "fixtures" / "legacy_streams.json"
 #: What a game view answer adds to the game's state: its times, and the player's reality check.
-TIMESTAMPS = ("started_at", "last_event_at", "ended_at", "reality_check")
+TIMESTAMPS = ("started_at", "last_event_at", "ended_at", "reality_check", "payout_status")
 #: Full-view keys that name cards; none of them belongs to a game in play.
 FULL_ONLY = {"deck", "stock", "waste_all", "foundation_piles", "shuffle_algorithm"}
 

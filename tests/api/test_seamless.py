@@ -6,14 +6,26 @@ confirmed bet."""
 
 from __future__ import annotations
 
+import json
+import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
+import psycopg
 import pytest
 
+from events.catalog import FundsDeposited, StakePlaced, WalletCallSent
+from events.postgres import append_params
+from events.records import ConcurrencyConflict, NewEvent
+from service.core.context import Actor, RequestContext
 from service.core.seamless import to_wire, transaction_id
+from service.gateways.operator_wallet import Exchange
 from service.runtime.config import Settings
+from service.services import history_audits as audit
+from service.services.seamless import LEASE_MARGIN_MS
 from tests.api.client import assert_problem
 from tests.api.play import cards_in
 from tests.api.seamless_support import (
@@ -307,3 +319,265 @@ def test_a_void_rolls_the_bet_back(deployment: SeamlessDeployment) -> None:
     assert player.wire_balance(d.wallet) == to_wire(FUNDS, "GBP")
     assert mirror(d, player) == (0, 0)
     assert_books_agree(d, player)
+
+
+# --- the insider: the database's rules, and the audit --------------------------------------------
+
+RECORD = "SELECT FROM record_events(%s, %s, %s, %s)"
+
+
+def _record(
+    d: SeamlessDeployment, credential: str | None, stream: str, expected: int, *events: Any
+) -> None:
+    """Append as an insider holding the service's login, presenting ``credential``."""
+    holder = d.web.access.authenticate(credential) if credential else None
+    meta = (
+        {"actor": holder.actor.id, "role": holder.actor.role, "request_id": "forged"}
+        if holder is not None
+        else {"actor": "system", "role": "system", "request_id": "forged"}
+    )
+    items = append_params(stream, [NewEvent.of(e, meta) for e in events], expected)["events"]
+    with psycopg.connect(d.web.settings.database_url or "") as conn:
+        conn.execute("SET ROLE vegas_app")
+        conn.execute(RECORD, (credential, stream, expected, items))
+        conn.commit()
+
+
+def test_a_game_is_dealt_only_on_its_bet_confirmed(deployment: SeamlessDeployment) -> None:
+    """The service's login with a player's live session cannot write a real game's stake
+    without the round's bet confirmed by the wallet (migrations/0044)."""
+    d = deployment
+    player = open_player(d, FUNDS)
+    game = str(uuid.uuid4())
+    placed = StakePlaced(game, player.id, VARIANT, STAKE, "GBP", "5", 52, "gbp", 1, "r")
+    with pytest.raises(psycopg.errors.CheckViolation, match="once its bet is confirmed"):
+        _record(d, player.token, f"game-{game}", 0, placed)
+
+
+def test_wins_and_rollbacks_are_background_work_s(deployment: SeamlessDeployment) -> None:
+    """Not the web process's login, whoever it says it is: a win sent by the service's login
+    is refused, and so is a bet recorded without the player's session or a cashier's deposit."""
+    d = deployment
+    player = open_player(d, FUNDS)
+    game_id = deal(d, player).get_json()["id"]
+    d.http.post(f"/v1/games/{game_id}/collect", player.token, json={})
+    sent = WalletCallSent(
+        game_id,
+        player.id,
+        "win",
+        transaction_id(game_id, "win"),
+        transaction_id(game_id, "bet"),
+        0,
+        0,
+        "GBP",
+        VARIANT,
+        True,
+        str(uuid.uuid4()),
+        "0" * 64,
+        1,
+    )
+    with d.web.unit_of_work() as uow:
+        head = uow.events.stream_version(f"wallet-{game_id}")
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="background work"):
+        _record(d, None, f"wallet-{game_id}", head, sent)
+    other = str(uuid.uuid4())
+    bet = replace(
+        sent,
+        round_id=other,
+        method="bet",
+        transaction_uuid=transaction_id(other, "bet"),
+        reference=None,
+        round_closed=False,
+    )
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="its own player"):
+        _record(d, None, f"wallet-{other}", 0, bet)
+    with pytest.raises(psycopg.errors.CheckViolation, match="operator's own wallet"):
+        _record(
+            d,
+            d.http.operator_key,
+            f"player-{player.id}",
+            1,
+            FundsDeposited(1_000, "GBP", f"forged-{uuid.uuid4()}"),
+        )
+    d.drain()
+
+
+def test_a_forged_confirmation_is_found_and_no_win_is_sent(
+    deployment: SeamlessDeployment, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The web process's code altered to take a bet as confirmed without the operator's word:
+    the round deals, but before its win is sent the audit's verification checks every kept
+    answer against the operator's key, finds the forgery, holds the player and leaves the round
+    for review; the wallet never hears of it."""
+    d = deployment
+    player = open_player(d, FUNDS)
+    seamless = d.web.seamless
+    assert seamless is not None
+
+    def forged(pending: Any) -> Exchange:
+        answer = json.dumps(
+            {
+                "user": player.external_ref,
+                "request_uuid": pending.prepared.request_uuid,
+                "currency": "GBP",
+                "balance": 10**9,
+                "status": "RS_OK",
+            }
+        ).encode()
+        return Exchange(
+            "bet",
+            pending.prepared.request_uuid,
+            pending.prepared.body,
+            pending.prepared.signature,
+            200,
+            answer,
+            "Zm9yZ2Vk",
+            "RS_OK",
+            10**9,
+            None,
+            "confirmed",
+        )
+
+    monkeypatch.setattr(seamless, "call", forged)
+    game_id = deal(d, player).get_json()["id"]
+    monkeypatch.undo()
+    d.http.post(f"/v1/games/{game_id}/collect", player.token, json={})
+    assert d.settle() == {"review": 1}
+    assert kinds(d, player) == []
+    seen = d.http.get(f"/v1/games/{game_id}", player.token).get_json()
+    assert seen["payout_status"] == "review"
+    with d.web.unit_of_work() as uow:
+        kinds_recorded = [
+            k
+            for (k,) in uow.conn.execute(
+                "SELECT kind FROM significant_events WHERE player_id = %s ORDER BY id",
+                (uuid.UUID(player.id),),
+            ).fetchall()
+        ]
+    assert "withdrawal-held" in kinds_recorded
+    assert "wallet" in kinds_recorded
+
+
+def test_the_audit_verifies_every_round_s_wallet_stream(deployment: SeamlessDeployment) -> None:
+    """A player's honest rounds (dealt, won, refused, rolled back) verify: their wallet streams'
+    answers are the operator's and the ledger holds exactly the mirror they call for."""
+    d = deployment
+    player = open_player(d, FUNDS)
+    game_id = deal(d, player).get_json()["id"]
+    d.http.post(f"/v1/games/{game_id}/collect", player.token, json={})
+    d.drain()
+    d.fault("bet", "error", status=500)
+    assert_problem(deal(d, player), 503, "wallet-unavailable")
+    d.drain()
+    with d.web.audit_unit_of_work() as uow:
+        audit_id, chunks = audit.start(
+            uow, audit.Scope("player", player_id=uuid.UUID(player.id)), "t"
+        )
+    for units in chunks:
+        audit.check_chunk(
+            d.web.audit_unit_of_work,
+            audit_id,
+            units,
+            d.web.settings.paytables,
+            d.web.anchors.findings,
+            d.web.answer_check,
+        )
+    with d.web.audit_unit_of_work() as uow:
+        status = audit.status(uow, audit_id)
+    assert status is not None
+    assert sum(1 for u in chunks for s in u if s.startswith("wallet-")) == 2
+    assert status.findings == ()
+
+
+# --- a sender that died mid-call; thresholds ------------------------------------------------------
+
+
+def test_a_bet_whose_sender_died_mid_call_is_rolled_back(deployment: SeamlessDeployment) -> None:
+    """The deal's process records the bet as sent and dies before the answer (here: the call is
+    made by hand and its answer never recorded). Once the sender's lease has run out the worker
+    takes the bet as of unknown outcome and rolls it back; the late answer can no longer deal."""
+    d = deployment
+    player = open_player(d, FUNDS)
+    seamless = d.web.seamless
+    assert seamless is not None
+    request = RequestContext(
+        Actor(player.id, "player"),
+        credential=player.token,
+        session_started=d.web.access.authenticate(player.token).session_started,  # type: ignore[union-attr]
+    )
+    round_id = str(uuid.uuid4())
+    with d.web.unit_of_work() as uow:
+        pending = seamless.send_bet(
+            uow,
+            request,
+            uuid.UUID(player.id),
+            player.external_ref,
+            round_id,
+            STAKE,
+            "GBP",
+            VARIANT,
+            "0" * 64,
+        )
+        uow.commit()
+    exchange = seamless.call(pending)  # applied at the wallet; the sender then dies
+    assert exchange.outcome == "confirmed"
+    assert_problem(deal(d, player), 409, "wallet-unsettled")
+    assert d.settle() == {}  # its sender's lease still runs
+    time.sleep((TIMEOUT_MS + LEASE_MARGIN_MS) / 1000 + 0.2)
+    d.drain()
+    assert kinds(d, player) == ["bet", "rollback"]
+    assert [(m, s) for m, s, _ in server_rows(d, player)] == [
+        ("bet", "unknown"),
+        ("rollback", "confirmed"),
+    ]
+    late = (psycopg.errors.CheckViolation, ConcurrencyConflict)
+    with d.web.unit_of_work() as uow, pytest.raises(late):
+        seamless.answer_bet(uow, request, pending, exchange)  # too late: rolled back
+    assert player.wire_balance(d.wallet) == to_wire(FUNDS, "GBP")
+    assert mirror(d, player) == (0, 0)
+
+
+def test_an_unacknowledged_win_is_flagged_then_left_for_review(
+    deployment: SeamlessDeployment, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A win the wallet never acknowledges: a significant event at each threshold (an hour and
+    a day by default; here seconds), then, past the last, the round is left for
+    review and retries stop."""
+    d = deployment
+    worker = d.worker.seamless
+    assert worker is not None
+    monkeypatch.setattr(
+        worker,
+        "_policy",
+        replace(
+            worker.policy,
+            flag_after=(timedelta(seconds=1), timedelta(seconds=2)),
+            give_up_after=timedelta(seconds=3),
+            retry_max_seconds=0.1,
+        ),
+    )
+    player = open_player(d, FUNDS)
+    game_id = deal(d, player).get_json()["id"]
+    d.fault("win", "error", status=502, count=None)
+    d.http.post(f"/v1/games/{game_id}/collect", player.token, json={})
+    d.drain(rounds=60)
+    assert kinds(d, player) == ["bet"]
+    with d.web.unit_of_work() as uow:
+        types = [
+            t
+            for (t,) in uow.conn.execute(
+                "SELECT type FROM events WHERE stream_id = %s ORDER BY version",
+                (f"wallet-{game_id}",),
+            ).fetchall()
+        ]
+        flagged = uow.conn.execute(
+            "SELECT details->>'reason' FROM significant_events WHERE kind = 'wallet'"
+            " AND game_id = %s ORDER BY id",
+            (uuid.UUID(game_id),),
+        ).fetchall()
+    assert types.count("WalletPendingFlagged") == 2, str(types)
+    assert types[-1] == "WalletReviewMarked"
+    assert len(flagged) == 3
+    assert server_rows(d, player)[1][:2] == ("win", "review")
+    seen = d.http.get(f"/v1/games/{game_id}", player.token).get_json()
+    assert seen["payout_status"] == "review"
