@@ -269,6 +269,7 @@ def build(
             certification_mode=settings.certification_mode,
             big_win_threshold=settings.big_win_threshold,
             clock=system_clock,
+            seamless_mode=seamless is not None,
         ),
         access=Access(
             unit_of_work,
@@ -286,6 +287,7 @@ def build(
                 settings.projection_catch_up_timeout,
                 background_unit_of_work if background or background_url is not None else None,
             ),
+            settings.wallet_mode,
         ),
         anchors=anchors,
         safer=safer,

@@ -16,6 +16,7 @@ from service.api.schemas.reports import (
     DailyReportSchema,
     ReconciliationQuerySchema,
     ReconciliationSchema,
+    WalletReconciliationSchema,
 )
 from service.api.wiring import services
 from service.services import finance_books as finance
@@ -83,6 +84,7 @@ def daily(query: dict[str, Any]) -> Any:
         "lifetime": _totals(report.lifetime),
         "advantage_play": report.advantage_play,
         "safer_gambling": report.safer_gambling,
+        "wallet": reports.wallet_liability(report.currency),
     }
 
 
@@ -118,6 +120,39 @@ def daily_chart(query: dict[str, Any]) -> Any:
         query["chart"], query["start"], query["end"], query["currency"], query["variant"]
     )
     return Response(svg, mimetype=SVG)
+
+
+@blp.route("/v1/reconciliation/wallet", methods=["GET"])
+@allow("finance", "auditor")
+@blp.doc(
+    security=BEARER,
+    summary="Seamless mode: a day's movements with the operator's wallet, each in its final state",
+    description="Every bet, win and rollback the server made with the operator's wallet on the "
+    "day (UTC, by when it was made), for the operator to match against its own: round, "
+    "external_ref, method, transaction_uuid, reference (a win's or rollback's bet), amount in "
+    "minor units and in the wire's 1/100,000, currency, first sent, final state (confirmed, "
+    "refused, rolled-back, pending, review) and its time, attempts. With Accept: text/csv the "
+    "same rows in those fixed columns. Empty in transfer mode.",
+)
+@blp.arguments(ReconciliationQuerySchema, location="query", unknown=RAISE)
+@blp.response(200, WalletReconciliationSchema)
+@blp.alt_response(
+    200,
+    description="The same rows as CSV",
+    content_type=CSV,
+    schema={"type": "string"},
+    success=True,
+)
+@problems(blp, *AUTHENTICATED, 422)
+def wallet_reconciliation(query: dict[str, Any]) -> Any:
+    rows = services().reports.wallet_day(query["day"])
+    if request.accept_mimetypes.best_match(["application/json", CSV]) == CSV:
+        return Response(
+            finance.wallet_csv(rows),
+            mimetype=CSV,
+            headers={"Content-Disposition": f'attachment; filename="wallet-{query["day"]}.csv"'},
+        )
+    return {"date": query["day"], "transactions": [finance.wallet_line(r) for r in rows]}
 
 
 @blp.route("/v1/reconciliation", methods=["GET"])

@@ -36,6 +36,7 @@ from service.errors import (
     NotFound,
     RuleViolation,
     TimeUp,
+    WalletModeOnly,
 )
 from service.games import game_named
 from service.games.klondike import KLONDIKE_DUEL
@@ -86,8 +87,12 @@ class Duels:
         certification_mode: bool = False,
         big_win_threshold: int = 100_000,
         clock: Clock = system_clock,
+        seamless_mode: bool = False,
     ) -> None:
         self._uow = unit_of_work
+        #: Seamless mode (issue 37): real-money duels wait for their fee to be a bet on the
+        #: operator's wallet; until then only certification duels are played.
+        self._seamless_mode = seamless_mode
         self._safer = safer
         self._big_win_threshold = big_win_threshold
         self._games = games
@@ -125,6 +130,11 @@ class Duels:
         if (certify or certification is not None) and not self._certification_mode:
             raise CertificationDisabled("certification duels need CERTIFICATION_MODE=1")
         certify = certify or certification is not None
+        if self._seamless_mode and not certify:
+            raise WalletModeOnly(
+                "real-money duels are not yet played in seamless mode (their fee would be a "
+                "bet on the operator's wallet); games are"
+            )
         for attempt in (1, 2):
             try:
                 with self._safer.refusals_recorded(request, player_id, "join"):

@@ -31,6 +31,7 @@ from __future__ import annotations
 import csv
 import io
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -52,6 +53,7 @@ from service.games import GAMES
 from service.services.unit_of_work import UnitOfWork
 from service.storage.finance import FinanceStore
 from service.storage.reconciliations import ReconciliationStore
+from service.storage.wallet import WalletTransaction
 
 CHECKPOINT = "daily-totals"
 #: The cashier-by-day projection's checkpoint (migrations/0024).
@@ -617,3 +619,92 @@ def stored_reconciliation(uow: UnitOfWork, day: date) -> tuple[datetime, dict[st
         for cur, sides in result.get("currencies", {}).items()
     }
     return row[0], result
+
+
+# --- seamless mode: the operator's wallet -----------------------------------------------------
+
+#: The wallet CSV's fixed columns (issue 37), for the operator to match against its own.
+WALLET_CSV_COLUMNS = (
+    "round",
+    "external_ref",
+    "method",
+    "transaction_uuid",
+    "reference",
+    "amount",
+    "wire_amount",
+    "currency",
+    "first_sent",
+    "final_state",
+    "final_at",
+    "attempts",
+)
+
+
+def wallet_state(state: str) -> str:
+    """A movement's state as the wallet CSV and finance say it: still being sent is pending;
+    a bet whose outcome was unknown is rolled back (its rollback is a row of its own)."""
+    return {"due": "pending", "sent": "pending", "unknown": "rolled-back"}.get(state, state)
+
+
+def wallet_line(row: WalletTransaction) -> dict[str, Any]:
+    return {
+        "round": row.round_id,
+        "external_ref": row.external_ref,
+        "method": row.method,
+        "transaction_uuid": row.transaction_uuid,
+        "reference": row.reference,
+        "amount": row.amount,
+        "wire_amount": row.wire_amount,
+        "currency": row.currency,
+        "first_sent": row.first_sent_at,
+        "final_state": wallet_state(row.state),
+        "final_at": row.final_at,
+        "attempts": row.attempts,
+        "review_reason": row.review_reason,
+    }
+
+
+def wallet_csv(rows: Sequence[WalletTransaction]) -> str:
+    """A day's wallet transactions with their final state, one a line, in WALLET_CSV_COLUMNS
+    (times ISO 8601 UTC, empty when none)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(WALLET_CSV_COLUMNS)
+    for row in rows:
+        line = wallet_line(row)
+        writer.writerow(
+            [
+                ""
+                if line[name] is None
+                else line[name].isoformat()
+                if isinstance(line[name], datetime)
+                else line[name]
+                for name in WALLET_CSV_COLUMNS
+            ]
+        )
+    return out.getvalue()
+
+
+def wallet_liability(uow: UnitOfWork, currency: str) -> dict[str, dict[str, int]]:
+    """What the server owes the operator's wallet as of now, in ``currency``: wins not yet
+    acknowledged, rollbacks not yet acknowledged, and movements under review (count, amount)."""
+    found = {
+        "unacknowledged_wins": {"count": 0, "amount": 0},
+        "unacknowledged_rollbacks": {"count": 0, "amount": 0},
+        "under_review": {"count": 0, "amount": 0},
+    }
+    for cur, method, state, count, amount in uow.wallet.outstanding():
+        if cur != currency:
+            continue
+        key = (
+            "under_review"
+            if state == "review"
+            else "unacknowledged_wins"
+            if method == "win"
+            else "unacknowledged_rollbacks"
+        )
+        if method == "bet" and state != "review":
+            continue  # a bet on the wire is the player's deal waiting, not money owed
+        found[key]["count"] += count
+        found[key]["amount"] += amount
+    return found

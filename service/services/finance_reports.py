@@ -18,6 +18,7 @@ from service.services import finance_books as finance
 from service.services import finance_charts
 from service.services.staff_reads import StaffReads
 from service.services.unit_of_work import UnitOfWork
+from service.storage.wallet import WalletTransaction
 
 #: The longest report one request may ask for, in days.
 MAX_REPORT_DAYS = 366
@@ -79,7 +80,10 @@ class Reports:
         paytables: Mapping[str, Paytable],
         reads: StaffReads,
         catch_up: Callable[[], None],
+        wallet_mode: str = "transfer",
     ) -> None:
+        #: transfer, or seamless (the operator's wallet: its movements are reconciled too).
+        self.wallet_mode = wallet_mode
         #: Folds the log into the finance projections before a report reads them.
         self._catch_up = catch_up
         #: Finance's reads: the replica when there is one (service/services/staff_reads.py),
@@ -124,6 +128,20 @@ class Reports:
             }
             return finance_charts.rtp_chart(report, published, variant)
         return finance_charts.money_chart(report, variant)
+
+    def wallet_liability(self, currency: str) -> dict[str, Any]:
+        """Seamless mode: what the server owes the operator's wallet as of now (wins and
+        rollbacks unacknowledged, movements under review); None-valued in transfer mode."""
+        if self.wallet_mode != "seamless":
+            return {"mode": self.wallet_mode}
+        with self._reads() as uow:
+            return {"mode": self.wallet_mode, **finance.wallet_liability(uow, currency)}
+
+    def wallet_day(self, day: date) -> list[WalletTransaction]:
+        """Every movement made with the operator's wallet on ``day`` (UTC), with its final state
+        (empty in transfer mode)."""
+        with self._reads() as uow:
+            return uow.wallet.of_day(day)
 
     def reconciliation(self, day: date) -> Reconciliation:
         """The stored (nightly) reconciliation of ``day`` if there is one, else computed now."""

@@ -11,7 +11,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -581,3 +581,73 @@ def test_an_unacknowledged_win_is_flagged_then_left_for_review(
     assert server_rows(d, player)[1][:2] == ("win", "review")
     seen = d.http.get(f"/v1/games/{game_id}", player.token).get_json()
     assert seen["payout_status"] == "review"
+
+
+# --- finance --------------------------------------------------------------------------------------
+
+
+def test_finance_reconciles_every_wallet_movement_of_the_day(
+    deployment: SeamlessDeployment,
+) -> None:
+    """The wallet CSV lists each movement of the day with its final state in fixed columns; the
+    daily report shows what is owed to the operator's wallet as a liability."""
+    d = deployment
+    http = d.http
+    player = open_player(d, FUNDS)
+    won = deal(d, player).get_json()["id"]
+    http.post(f"/v1/games/{won}/collect", player.token, json={})
+    owed = http.get(
+        "/v1/reports/daily",
+        http.finance_key,
+        query_string={
+            "from": datetime.now(UTC).date().isoformat(),
+            "to": datetime.now(UTC).date().isoformat(),
+            "currency": "GBP",
+        },
+    )
+    assert owed.status_code == 200, owed.get_json()
+    liability = owed.get_json()["wallet"]
+    assert liability["mode"] == "seamless"
+    assert liability["unacknowledged_wins"]["count"] >= 1
+    d.drain()
+    d.fault("bet", "error", status=500)
+    assert_problem(deal(d, player), 503, "wallet-unavailable")
+    d.drain()
+    day = datetime.now(UTC).date().isoformat()
+    rows = http.get("/v1/reconciliation/wallet", http.finance_key, query_string={"date": day})
+    assert rows.status_code == 200, rows.get_json()
+    mine = [r for r in rows.get_json()["transactions"] if r["external_ref"] == player.external_ref]
+    assert [(r["method"], r["final_state"], r["attempts"]) for r in mine] == [
+        ("bet", "confirmed", 1),
+        ("win", "confirmed", 1),
+        ("bet", "rolled-back", 1),
+        ("rollback", "confirmed", 1),
+    ]
+    assert mine[0]["wire_amount"] == to_wire(STAKE, "GBP")
+    assert mine[1]["reference"] == mine[0]["transaction_uuid"]
+    as_csv = http.get(
+        "/v1/reconciliation/wallet",
+        http.finance_key,
+        query_string={"date": day},
+        headers={"Accept": "text/csv"},
+    )
+    lines = as_csv.get_data(as_text=True).splitlines()
+    assert lines[0] == (
+        "round,external_ref,method,transaction_uuid,reference,amount,wire_amount,currency,"
+        "first_sent,final_state,final_at,attempts"
+    )
+    assert sum(player.external_ref in line for line in lines) == 4
+    # no operator token in anything finance sees
+    assert player.wallet_token not in as_csv.get_data(as_text=True)
+    assert player.wallet_token not in rows.get_data(as_text=True)
+
+
+def test_real_money_duels_wait_for_their_seamless_fee(deployment: SeamlessDeployment) -> None:
+    """Not yet a duel fee as a bet: a real-money join is refused as the mode's, moving nothing
+    (issue 37 continues)."""
+    d = deployment
+    player = open_player(d, FUNDS)
+    joined = d.http.post("/v1/duels", player.token, json={"fee": 500})
+    assert_problem(joined, 409, "wallet-mode")
+    assert kinds(d, player) == []
+    assert mirror(d, player) == (0, 0)

@@ -107,6 +107,18 @@ class SaferGamblingDaySchema(Schema):
     )
 
 
+class CountAmountSchema(Schema):
+    count = fields.Integer(required=True)
+    amount = fields.Integer(required=True, metadata={"description": "minor units"})
+
+
+class WalletLiabilitySchema(Schema):
+    mode = fields.String(required=True, metadata={"description": "transfer or seamless"})
+    unacknowledged_wins = fields.Nested(CountAmountSchema)
+    unacknowledged_rollbacks = fields.Nested(CountAmountSchema)
+    under_review = fields.Nested(CountAmountSchema)
+
+
 class DailyReportSchema(Schema):
     currency = fields.String(required=True)
     sandbox = fields.Boolean(
@@ -146,10 +158,47 @@ class DailyReportSchema(Schema):
             "taken"
         },
     )
+    wallet = fields.Nested(
+        WalletLiabilitySchema,
+        required=True,
+        metadata={
+            "description": "the wallet mode; in seamless mode, as of now, what this server owes "
+            "the operator's wallet: wins and rollbacks not yet acknowledged, and movements "
+            "under review (a liability until settled)"
+        },
+    )
 
 
 class ReconciliationQuerySchema(Strict):
     day = fields.Date(required=True, data_key="date")
+
+
+class WalletTransactionLineSchema(Schema):
+    round = fields.UUID(required=True)
+    external_ref = fields.String(required=True)
+    method = fields.String(required=True, metadata={"description": "bet, win or rollback"})
+    transaction_uuid = fields.UUID(required=True)
+    reference = fields.UUID(
+        required=True, allow_none=True, metadata={"description": "a win's or rollback's bet"}
+    )
+    amount = fields.Integer(required=True, metadata={"description": "minor units"})
+    wire_amount = fields.Integer(
+        required=True, metadata={"description": "the same in the wire's 1/100,000 units"}
+    )
+    currency = fields.String(required=True)
+    first_sent = fields.DateTime(required=True, allow_none=True)
+    final_state = fields.String(
+        required=True,
+        metadata={"description": "confirmed, refused, rolled-back, pending or review"},
+    )
+    final_at = fields.DateTime(required=True, allow_none=True)
+    attempts = fields.Integer(required=True)
+    review_reason = fields.String(required=True, allow_none=True)
+
+
+class WalletReconciliationSchema(Schema):
+    date = fields.Date(required=True)
+    transactions = fields.List(fields.Nested(WalletTransactionLineSchema), required=True)
 
 
 class MoneySidesSchema(Schema):
