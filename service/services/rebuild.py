@@ -23,6 +23,8 @@ from events.catalog import (
     DuelOpened,
     PlayerRegistered,
     PreferencesChanged,
+    WalletCallAnswered,
+    WalletCallSent,
 )
 from service.core import duel_decider as d
 from service.core import game_decider as g
@@ -73,14 +75,35 @@ def _fold_log(uow: UnitOfWork) -> tuple[_Rebuilt, int, int]:
     balances: dict[str, int] = defaultdict(int)
     owners: dict[str, str] = {}  # player stream -> player id
     duels: dict[str, tuple[d.Duel, datetime | None]] = {}
+    #: Each round's wallet stream: its bet as sent, and whether the wallet confirmed it.
+    rounds: dict[str, tuple[WalletCallSent, bool]] = {}
     position = events = 0
     while batch := uow.events.read_all(after_position=position, limit=BATCH):
         for record in batch:
             events += 1
             kind = record.stream_id.split("-", 1)[0]
-            if kind not in ("game", "player", "duel"):
+            if kind not in ("game", "player", "duel", "wallet"):
                 continue  # streams of no projection (none in production; tests write some)
             event: AnyEvent = record.decode()
+            if kind == "wallet":
+                # Seamless mode: the mirror of what the operator's wallet confirmed.
+                bet = rounds.get(record.stream_id)
+                if isinstance(event, WalletCallSent) and bet is None:
+                    rounds[record.stream_id] = bet = (event, False)
+                if isinstance(event, WalletCallAnswered) and bet is not None:
+                    placed, confirmed = bet
+                    entry = ledger.wallet_entry_for(
+                        event,
+                        placed.player_id,
+                        placed.currency,
+                        confirmed,
+                        (record.stream_id, record.version),
+                    )
+                    for account, amount in entry.postings if entry else ():
+                        balances[account.account_id] += amount
+                    if event.method == "bet" and event.outcome == "confirmed":
+                        rounds[record.stream_id] = (placed, True)
+                continue
             if kind == "duel" and isinstance(event, DUEL_EVENT_TYPES):
                 duel, _ = duels.get(record.stream_id, (d.INITIAL, None))
                 duel = d.evolve(duel, event)

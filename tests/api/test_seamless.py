@@ -25,6 +25,7 @@ from service.core.seamless import to_wire, transaction_id
 from service.gateways.operator_wallet import Exchange
 from service.runtime.config import Settings
 from service.services import history_audits as audit
+from service.services.rebuild import rebuild
 from service.services.seamless import LEASE_MARGIN_MS
 from tests.api.client import assert_problem
 from tests.api.play import cards_in
@@ -651,3 +652,26 @@ def test_real_money_duels_wait_for_their_seamless_fee(deployment: SeamlessDeploy
     assert_problem(joined, 409, "wallet-mode")
     assert kinds(d, player) == []
     assert mirror(d, player) == (0, 0)
+
+
+def test_the_projections_rebuild_from_the_log_with_the_wallet_s_mirror(
+    deployment: SeamlessDeployment,
+) -> None:
+    """Every balance, the operator-wallet mirrors included, follows from the log alone."""
+    d = deployment
+    player = open_player(d, FUNDS)
+    game_id = deal(d, player).get_json()["id"]
+    d.http.post(f"/v1/games/{game_id}/collect", player.token, json={})
+    d.drain()
+    d.fault("bet", "timeout", delay_ms=TIMEOUT_MS * 2, when="after")
+    assert_problem(deal(d, player), 503, "wallet-unavailable")
+    d.drain()
+    with d.web.unit_of_work() as uow:
+        report = rebuild(uow, apply=False)
+    assert report.differences == ()
+    with d.web.unit_of_work() as uow:
+        mirrors = uow.conn.execute(
+            "SELECT count(*) FROM account_balances WHERE kind = 'operator-wallet'"
+        ).fetchone()
+    assert mirrors is not None
+    assert mirrors[0] >= 1
