@@ -527,6 +527,8 @@ class WalletCallSent:
     #: A bet's deal: the commitment to the shuffle made before the bet is sent (the cards stay
     #: sealed until the bet is confirmed); None for a win or a rollback.
     commitment: str | None = None
+    #: A duel seat's round: the duel its fee is for (None: a game's round).
+    duel_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

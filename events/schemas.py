@@ -406,6 +406,7 @@ class WalletCallSentSchema(EventSchema):
     request_sha256 = fields.String(required=True, validate=HEX_256)
     attempt = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
     commitment = fields.String(load_default=None, allow_none=True, validate=HEX_256)
+    duel_id = fields.String(load_default=None, allow_none=True, validate=_UUID)
 
 
 class WalletCallAnsweredSchema(EventSchema):

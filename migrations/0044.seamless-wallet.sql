@@ -18,6 +18,9 @@
 --   answer or of a voided game's; never a second answer to a settled movement;
 -- - in seamless mode a real game's StakePlaced needs its round's bet confirmed by the wallet,
 --   for exactly its stake, by its player (so no card is dealt, the Dealt beside it, before);
+--   a real duel's SeatTaken likewise its seat round's bet (the fee), confirmed and not rolled
+--   back; a seat round's win is the player's prize in the settled duel (0 for a loser), its
+--   rollback the fee of a cancelled duel, or of a bet that never became a seat;
 -- - the server's ledger mirrors what the operator's wallet confirmed, against an account of a
 --   new kind, 'operator-wallet:<player id>', which may go below zero: a confirmed bet brings the
 --   stake in (operator-wallet -> player), a confirmed win takes the winnings back out, a
@@ -60,6 +63,8 @@ CREATE TABLE wallet_transactions (
     wire_amount       bigint      NOT NULL CHECK (wire_amount >= 0),
     currency          char(3)     NOT NULL,
     game_code         text        NOT NULL,
+    -- A duel seat's round: the duel its fee is for (the seat is held while the bet is sent).
+    duel_id           uuid,
     -- The operator's session token the movement is sent with (never shown: README).
     token             text        NOT NULL,
     -- due: to send; sent: on the wire (leased_until: by whom, till when); confirmed, refused,
@@ -85,6 +90,10 @@ CREATE INDEX wallet_transactions_due ON wallet_transactions (next_attempt_at)
     WHERE state IN ('due', 'sent');
 CREATE INDEX wallet_transactions_by_round ON wallet_transactions (round_id);
 CREATE INDEX wallet_transactions_by_day ON wallet_transactions (created_at);
+CREATE INDEX wallet_transactions_by_duel ON wallet_transactions (duel_id) WHERE duel_id IS NOT NULL;
+-- A duel's seat rounds' bets, found by the duel (the seat's and the settlement's rules below).
+CREATE INDEX events_wallet_bets_by_duel ON events ((data->>'duel_id'))
+    WHERE type = 'WalletCallSent' AND version = 1;
 GRANT SELECT, INSERT, UPDATE ON wallet_transactions TO vegas_app;
 GRANT SELECT ON wallet_transactions TO vegas_audit;
 
@@ -247,6 +256,61 @@ LANGUAGE sql STABLE AS $$
     SELECT pg_has_role(session_user, 'vegas_background', 'MEMBER')
 $$;
 
+-- A duel seat round's win or rollback (background work's, of the round's bet, checked above):
+-- the win is the player's prize in the settled duel, closing the round; the rollback returns the
+-- fee of a cancelled duel, or of a bet the wallet never confirmed or that never became a seat.
+CREATE FUNCTION seat_round_refusal(ev events, first events)
+RETURNS text
+LANGUAGE plpgsql STABLE SET search_path = public, pg_temp AS $$
+DECLARE
+    duel text := first.data->>'duel_id';
+    player text := first.data->>'player_id';
+    ended events;
+    seated boolean;
+BEGIN
+    SELECT * INTO ended FROM events e
+     WHERE e.stream_id = 'duel-' || duel AND e.type IN ('DuelSettled', 'DuelCancelled');
+    seated := EXISTS (SELECT 1 FROM events s
+                       WHERE s.stream_id = 'duel-' || duel AND s.type = 'SeatTaken'
+                         AND s.data->>'player_id' = player);
+    IF ev.data->>'method' = 'win' THEN
+        IF ended.type IS DISTINCT FROM 'DuelSettled' OR NOT seated
+           OR NOT (ev.data->>'round_closed')::boolean
+           OR (ev.data->>'amount')::bigint IS DISTINCT FROM (
+                  SELECT coalesce(sum((p->>'amount')::bigint), 0)
+                    FROM jsonb_array_elements(ended.data->'payouts') p
+                   WHERE p->>'player_id' = player) THEN
+            RETURN format('a win of duel %s''s seat round is the player''s prize, closing it',
+                          duel);
+        END IF;
+        IF NOT EXISTS (SELECT 1 FROM events s
+                        WHERE s.stream_id = ev.stream_id AND s.version < ev.version
+                          AND s.type = 'WalletCallSent' AND s.data->>'method' = 'win')
+           AND NOT EXISTS (
+               SELECT 1 FROM verified_points v
+                WHERE v.player_id = player::uuid
+                  AND v.through_posting >= coalesce(wallet_head('player:' || player), 0)) THEN
+            RETURN format('a win of duel %s''s seat round waits for the player''s history to '
+                          'verify', duel);
+        END IF;
+        RETURN NULL;
+    END IF;
+    IF (ev.data->>'amount')::bigint IS DISTINCT FROM (first.data->>'amount')::bigint THEN
+        RETURN format('a rollback of duel %s''s seat round is of its fee', duel);
+    END IF;
+    IF EXISTS (SELECT 1 FROM events a
+                WHERE a.stream_id = ev.stream_id AND a.type = 'WalletCallAnswered'
+                  AND a.data->>'transaction_uuid' = first.data->>'transaction_uuid'
+                  AND a.data->>'outcome' = 'confirmed')
+       AND seated AND ended.type IS DISTINCT FROM 'DuelCancelled' THEN
+        RETURN format('the fee of a seat of duel %s stands: only its cancellation returns it',
+                      duel);
+    END IF;
+    RETURN NULL;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION seat_round_refusal FROM PUBLIC;
+
 -- A wallet event's refusal, or NULL (the same conventions as refusal_of: 'refused:' for who
 -- asks, anything else for what the write means).
 CREATE FUNCTION wallet_refusal_of(who_role text, who_actor text, who_player uuid,
@@ -351,6 +415,9 @@ BEGIN
     THEN
         RETURN format('wallet transaction %s is settled: it is not sent again', tx);
     END IF;
+    IF first.data->>'duel_id' IS NOT NULL THEN
+        RETURN seat_round_refusal(ev, first);
+    END IF;
     SELECT * INTO game_first FROM events g
      WHERE g.stream_id = 'game-' || id AND g.version = 1;
     SELECT * INTO game_last FROM events g
@@ -442,6 +509,24 @@ BEGIN
               AND b.data->>'currency' = ev.data->>'currency') THEN
         RETURN format('game %s is dealt only once its bet is confirmed by the operator''s '
                       'wallet', substr(ev.stream_id, 6));
+    END IF;
+    -- A real duel's seat is taken only on its fee's bet confirmed (and not rolled back).
+    IF ev.type = 'SeatTaken' AND deployment_wallet_mode() = 'seamless'
+       AND NOT coalesce((first.data->>'certification')::boolean, false)
+       AND NOT EXISTS (
+           SELECT 1 FROM events b
+             JOIN events a ON a.stream_id = b.stream_id AND a.type = 'WalletCallAnswered'
+                          AND a.data->>'transaction_uuid' = b.data->>'transaction_uuid'
+                          AND a.data->>'outcome' = 'confirmed'
+            WHERE b.type = 'WalletCallSent' AND b.version = 1
+              AND b.data->>'duel_id' = substr(ev.stream_id, 6)
+              AND b.data->>'player_id' = ev.data->>'player_id'
+              AND (b.data->>'amount')::bigint = (ev.data->>'fee')::bigint
+              AND NOT EXISTS (SELECT 1 FROM events r
+                               WHERE r.stream_id = b.stream_id AND r.type = 'WalletCallSent'
+                                 AND r.data->>'method' = 'rollback')) THEN
+        RETURN format('a seat of duel %s is taken only once its fee is confirmed by the '
+                      'operator''s wallet', substr(ev.stream_id, 6));
     END IF;
     RETURN NULL;
 END

@@ -269,7 +269,7 @@ def build(
             certification_mode=settings.certification_mode,
             big_win_threshold=settings.big_win_threshold,
             clock=system_clock,
-            seamless_mode=seamless is not None,
+            seamless=seamless,
         ),
         access=Access(
             unit_of_work,

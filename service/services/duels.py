@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from events import chain
-from events.catalog import Collected, DuelEvent, DuelOpened, DuelSettled
+from events.catalog import Collected, DuelCancelled, DuelEvent, DuelOpened, DuelSettled
 from events.codec import decode_duel
 from events.records import ConcurrencyConflict, NewEvent, RecordedEvent
 from service import errors
@@ -36,7 +36,7 @@ from service.errors import (
     NotFound,
     RuleViolation,
     TimeUp,
-    WalletModeOnly,
+    WalletUnavailable,
 )
 from service.games import game_named
 from service.games.klondike import KLONDIKE_DUEL
@@ -50,9 +50,11 @@ from service.services.games import (
     played_for,
 )
 from service.services.safer_gambling import SaferGambling
+from service.services.seamless import Seamless
 from service.services.seed_vault import SeedVault
 from service.services.unit_of_work import UnitOfWork
 from service.storage.duels import DuelRow, duel_rows
+from service.storage.projections import PlayerRow
 
 #: Who the clock's decisions are recorded as.
 SWEEPER = Actor("duel-sweep", SYSTEM.role)
@@ -87,12 +89,12 @@ class Duels:
         certification_mode: bool = False,
         big_win_threshold: int = 100_000,
         clock: Clock = system_clock,
-        seamless_mode: bool = False,
+        seamless: Seamless | None = None,
     ) -> None:
         self._uow = unit_of_work
-        #: Seamless mode (issue 37): real-money duels wait for their fee to be a bet on the
-        #: operator's wallet; until then only certification duels are played.
-        self._seamless_mode = seamless_mode
+        #: Seamless mode (issue 37): a seat's fee is a bet on the operator's wallet, its prize
+        #: a win (0 for a loser), a cancellation's refund a rollback; None in transfer mode.
+        self._seamless = seamless
         self._safer = safer
         self._big_win_threshold = big_win_threshold
         self._games = games
@@ -130,11 +132,6 @@ class Duels:
         if (certify or certification is not None) and not self._certification_mode:
             raise CertificationDisabled("certification duels need CERTIFICATION_MODE=1")
         certify = certify or certification is not None
-        if self._seamless_mode and not certify:
-            raise WalletModeOnly(
-                "real-money duels are not yet played in seamless mode (their fee would be a "
-                "bet on the operator's wallet); games are"
-            )
         for attempt in (1, 2):
             try:
                 with self._safer.refusals_recorded(request, player_id, "join"):
@@ -153,70 +150,189 @@ class Duels:
         certification: CertificationDeal | None,
         certify: bool,
     ) -> LoadedDuel:
+        if self._seamless is not None and not certify:
+            return self._join_seamless(request, player_id, fee, seats)
         with self._uow() as uow:
             stored = uow.open_command(request)
             if stored is not None:
                 return self._replayed(uow, stored, player_id)
-            # The player's row locked before the checks read their limits (migrations/0036).
-            # The seat itself needs no lock: it is appended at the duel's version read below,
-            # so of two joins racing for one seat the second's append fails (the events'
-            # primary key) and the join is tried again on the duel as it now is.
-            player = uow.projections.player_locked(player_id)
-            if player is None:
-                raise NotFound("player", player_id)
-            real = self.paytable(player.currency)
-            # A certification duel is played for the sandbox: the same fees, in its currency.
-            table = replace(real, currency=ledger.game_currency(real.currency, certify))
-            table.check(fee, seats)
-            # As a deal: the operator's switches first, then the player's own limits.
-            Controls.check_open_in(uow, player_id, KLONDIKE_DUEL.id, KLONDIKE_DUEL.rules_version)
-            self._safer.check_wager_in(uow, request, player_id, table.currency, fee)
-            now = self.clock()
+            _, table = self._admitted(uow, request, player_id, fee, seats, certify)
             found = None
             if certification is None:
                 found = uow.duels.open_duel(
-                    table.currency, fee, seats, player_id, now, certification=certify
+                    table.currency, fee, seats, player_id, self.clock(), certification=certify
                 )
-            if found is None:
-                duel_id = uuid.uuid4()
-                dealt = new_deal(KLONDIKE_DUEL.decks, None, certification)
-                opening = d.decide(
-                    d.INITIAL,
-                    d.OpenDuel(
-                        str(duel_id),
-                        table,
-                        fee,
-                        seats,
-                        dealt.algorithm,
-                        dealt.commitment,
-                        now,
-                        certification=certify,
-                    ),
-                )
-                if certification is not None:  # a known deal: on the auditors' log
-                    uow.significant.record(
-                        "certification",
-                        request.actor.id,
-                        {"duel_id": str(duel_id), "given": dealt.kind, "fee": fee},
-                        player_id=player_id,
-                        currency=table.currency,
-                    )
-                state, records = d.INITIAL, list[RecordedEvent]()
-            else:
-                duel_id = found
-                state, records = self._read(uow, duel_id)
-                opening = []
-                dealt = None
-            events = [
-                *opening,
-                *d.decide(d.fold(opening, state), d.TakeSeat(str(player_id), now)),
-            ]
-            loaded = self._append(uow, request, state, records, events, duel_id)
-            if dealt is not None:  # kept at its deal, once recorded (migrations/0032)
-                secret = self._vault.encrypt(dealt.secret)
-                uow.seeds.add(duel_id, self._vault.key_id, secret, dealt.kind)
-            uow.remember(request, {"duel_id": str(duel_id), "version": loaded.state.version})
+            loaded = self._take_seat(
+                uow, request, player_id, table, fee, seats, certification, certify, found
+            )
             uow.commit()
+        return loaded
+
+    def _join_seamless(
+        self, request: RequestContext, player_id: uuid.UUID, fee: int, seats: int
+    ) -> LoadedDuel:
+        """A real-money join in seamless mode (issue 37), in three steps as a deal's: the
+        guards, the duel chosen (an open one whose seats, taken or held by a fee on the wire,
+        leave one; else a new one) and the fee's bet recorded as sent, holding the seat; the bet
+        on the wire; its answer recorded and, only on RS_OK, the seat taken. A seat that can no
+        longer be taken (the duel cancelled meanwhile) has its fee rolled back."""
+        seamless = self._seamless
+        assert seamless is not None
+        with self._uow() as uow:
+            stored = uow.stored_result(request)
+            if stored is not None:
+                return self._replayed(uow, stored, player_id)
+            player, table = self._admitted(uow, request, player_id, fee, seats, False)
+            held = uow.duels.open_duel_held(table.currency, fee, seats, player_id, self.clock())
+            duel_id = held or uuid.uuid4()
+            pending = seamless.send_bet(
+                uow,
+                request,
+                player_id,
+                player.external_ref,
+                str(uuid.uuid4()),
+                fee,
+                table.currency,
+                KLONDIKE_DUEL.id,
+                None,
+                duel_id=str(duel_id),
+            )
+            uow.commit()
+        exchange = seamless.call(pending)
+        for attempt in (1, 2, 3):
+            try:
+                with self._uow() as uow:
+                    outcome = seamless.answer_bet(uow, request, pending, exchange)
+                    if outcome != "confirmed":
+                        uow.commit()
+                        if outcome == "unknown":
+                            seamless.due_now()
+                        raise seamless.not_confirmed(exchange, "the fee's bet", "no seat taken")
+                    uow.claim(request)  # the key completes with the seat
+                    loaded = self._held_seat(uow, request, player_id, table, fee, seats, duel_id)
+                    if loaded is None:
+                        seamless.unseated(uow, pending)
+                        uow.commit()
+                        seamless.due_now()
+                        raise WalletUnavailable(
+                            f"duel {duel_id} closed while the fee was being taken; no seat was "
+                            "taken, and the fee is being returned"
+                        )
+                    uow.commit()
+                return loaded
+            except ConcurrencyConflict as conflict:
+                # Another seat of the duel was taken at once (nothing of this one committed),
+                # or the bet's lease ran out and it is being rolled back.
+                if attempt == 3 or conflict.stream_id != duel_stream(duel_id):
+                    raise WalletUnavailable(
+                        "the fee's bet could not be settled in time; no seat was taken, and "
+                        "the fee is being returned"
+                    ) from conflict
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _held_seat(
+        self,
+        uow: UnitOfWork,
+        request: RequestContext,
+        player_id: uuid.UUID,
+        table: d.DuelPaytable,
+        fee: int,
+        seats: int,
+        duel_id: uuid.UUID,
+    ) -> LoadedDuel | None:
+        """The seat a confirmed fee held, taken: in its duel if it is still open (a new duel
+        of that id if it was one), else None."""
+        if not uow.events.stream_version(duel_stream(duel_id)):
+            return self._take_seat(
+                uow, request, player_id, table, fee, seats, None, False, None, duel_id
+            )
+        state, _ = self._read(uow, duel_id)
+        if state.status != "open" or (state.fill_by is not None and self.clock() >= state.fill_by):
+            return None
+        return self._take_seat(uow, request, player_id, table, fee, seats, None, False, duel_id)
+
+    def _admitted(
+        self,
+        uow: UnitOfWork,
+        request: RequestContext,
+        player_id: uuid.UUID,
+        fee: int,
+        seats: int,
+        certify: bool,
+    ) -> tuple[PlayerRow, d.DuelPaytable]:
+        """Every guard a join passes: the player, the fee and seats the table allows, the
+        switches, the player's own limits. The player and the table it is played for."""
+        # The player's row locked before the checks read their limits (migrations/0036).
+        # The seat itself needs no lock: it is appended at the duel's version read below,
+        # so of two joins racing for one seat the second's append fails (the events'
+        # primary key) and the join is tried again on the duel as it now is.
+        player = uow.projections.player_locked(player_id)
+        if player is None:
+            raise NotFound("player", player_id)
+        real = self.paytable(player.currency)
+        # A certification duel is played for the sandbox: the same fees, in its currency.
+        table = replace(real, currency=ledger.game_currency(real.currency, certify))
+        table.check(fee, seats)
+        # As a deal: the operator's switches first, then the player's own limits.
+        Controls.check_open_in(uow, player_id, KLONDIKE_DUEL.id, KLONDIKE_DUEL.rules_version)
+        self._safer.check_wager_in(uow, request, player_id, table.currency, fee)
+        return player, table
+
+    def _take_seat(
+        self,
+        uow: UnitOfWork,
+        request: RequestContext,
+        player_id: uuid.UUID,
+        table: d.DuelPaytable,
+        fee: int,
+        seats: int,
+        certification: CertificationDeal | None,
+        certify: bool,
+        found: uuid.UUID | None,
+        new_id: uuid.UUID | None = None,
+    ) -> LoadedDuel:
+        """The seat in duel ``found``, or in a new duel (``new_id``, or a fresh id), with its
+        fee paid into the pot; remembered under the request's key."""
+        now = self.clock()
+        if found is None:
+            duel_id = new_id or uuid.uuid4()
+            dealt = new_deal(KLONDIKE_DUEL.decks, None, certification)
+            opening = d.decide(
+                d.INITIAL,
+                d.OpenDuel(
+                    str(duel_id),
+                    table,
+                    fee,
+                    seats,
+                    dealt.algorithm,
+                    dealt.commitment,
+                    now,
+                    certification=certify,
+                ),
+            )
+            if certification is not None:  # a known deal: on the auditors' log
+                uow.significant.record(
+                    "certification",
+                    request.actor.id,
+                    {"duel_id": str(duel_id), "given": dealt.kind, "fee": fee},
+                    player_id=player_id,
+                    currency=table.currency,
+                )
+            state, records = d.INITIAL, list[RecordedEvent]()
+        else:
+            duel_id = found
+            state, records = self._read(uow, duel_id)
+            opening = []
+            dealt = None
+        events = [
+            *opening,
+            *d.decide(d.fold(opening, state), d.TakeSeat(str(player_id), now)),
+        ]
+        loaded = self._append(uow, request, state, records, events, duel_id)
+        if dealt is not None:  # kept at its deal, once recorded (migrations/0032)
+            secret = self._vault.encrypt(dealt.secret)
+            uow.seeds.add(duel_id, self._vault.key_id, secret, dealt.kind)
+        uow.remember(request, {"duel_id": str(duel_id), "version": loaded.state.version})
         return loaded
 
     # --- dealing and playing a seat -------------------------------------------------------------
@@ -643,6 +759,15 @@ class Duels:
             )
             if entry is not None:
                 uow.ledger.post(entry, request.request_id)
+        if self._seamless is not None and not opened.certification:
+            for event in events:  # the seat rounds' wins or rollbacks fall due (issue 37)
+                if isinstance(event, DuelSettled):
+                    prizes: dict[str, int] = {}
+                    for payout in event.payouts:
+                        prizes[payout.player_id] = prizes.get(payout.player_id, 0) + payout.amount
+                    self._seamless.duel_settled(uow, opened.duel_id, prizes)
+                elif isinstance(event, DuelCancelled):
+                    self._seamless.duel_cancelled(uow, opened.duel_id)
         loaded = self._loaded(after, [*records, *recorded], None)
         row, seats = duel_rows(after, loaded.ended_at)
         uow.duels.save(row, seats)

@@ -40,7 +40,6 @@ from service.errors import (
     IntegrityBreach,
     NotFound,
     VersionMismatch,
-    WalletRefused,
     WalletUnavailable,
 )
 from service.games import game_named
@@ -265,17 +264,7 @@ class Games:
                 uow.commit()
                 if outcome == "unknown":
                     seamless.due_now()  # its rollback
-                if outcome == "refused" and exchange.status is not None:
-                    raise WalletRefused(
-                        exchange.status,
-                        f"the operator's wallet refused the bet ({exchange.status}); nothing "
-                        "was dealt and nothing is owed",
-                    )
-                raise WalletUnavailable(
-                    "the operator's wallet gave no definite answer to the bet "
-                    f"({exchange.problem or exchange.status}); nothing was dealt, and the bet "
-                    "is being rolled back"
-                )
+                raise seamless.not_confirmed(exchange, "the bet", "nothing was dealt")
             stored = uow.claim(request)
             if stored is not None:  # pragma: no cover - the bet's row admits one deal at a time
                 return self._replayed(uow, stored, player_id=player_id)

@@ -170,10 +170,12 @@ class Seamless:
         amount: int,
         currency: str,
         game_code: str,
-        commitment: str,
+        commitment: str | None,
+        duel_id: str | None = None,
     ) -> PendingBet:
         """Record the round's bet as sent (in the caller's transaction, which commits it before
-        the call): its row, its exact body and its WalletCallSent, the deal's commitment in it."""
+        the call): its row, its exact body and its WalletCallSent, the deal's commitment in it.
+        ``duel_id``: a duel seat's round (its fee), the seat held while the bet is out."""
         token = self.session_token(uow, request.credential)
         if token is None:
             raise WalletRefused(
@@ -209,6 +211,7 @@ class Seamless:
                 wire_amount=wire,
                 currency=currency,
                 game_code=game_code,
+                duel_id=duel_id,
                 token=token,
                 state="sent",
                 lease=f"{self._policy.lease_ms} milliseconds",
@@ -231,6 +234,7 @@ class Seamless:
             prepared,
             1,
             commitment,
+            duel_id,
         )
         uow.recorder.append(
             request.credential,
@@ -278,6 +282,26 @@ class Seamless:
             self._due(uow, pending.round_id, "rollback", pending.transaction_uuid, None)
         return outcome
 
+    def unseated(self, uow: UnitOfWork, pending: PendingBet) -> None:
+        """A duel fee's bet confirmed for a seat that could no longer be taken: rolled back."""
+        self._due(uow, pending.round_id, "rollback", pending.transaction_uuid, None)
+
+    @staticmethod
+    def not_confirmed(exchange: Exchange, what: str, consequence: str) -> Exception:
+        """The problem for a bet the wallet did not confirm (``what``: the bet, the fee's
+        bet; ``consequence``: what did not happen): a definite refusal, or no definite answer
+        (then the bet is being rolled back)."""
+        if exchange.outcome == "refused" and exchange.status is not None:
+            return WalletRefused(
+                exchange.status,
+                f"the operator's wallet refused {what} ({exchange.status}); {consequence} and "
+                "nothing is owed",
+            )
+        return WalletUnavailable(
+            f"the operator's wallet gave no definite answer to {what} "
+            f"({exchange.problem or exchange.status}); {consequence}, and it is being rolled back"
+        )
+
     # --- wins and rollbacks falling due (in the collect's or void's own write) ------------------
 
     def win_due(self, uow: UnitOfWork, round_id: str, amount: int, currency: str) -> None:
@@ -293,6 +317,23 @@ class Seamless:
     def rollback_due(self, uow: UnitOfWork, round_id: str) -> None:
         """A voided round's bet is to be rolled back: sent by background work."""
         self._due(uow, round_id, "rollback", seamless.transaction_id(round_id, "bet"), None)
+
+    def duel_settled(self, uow: UnitOfWork, duel_id: str, prizes: dict[str, int]) -> None:
+        """A duel settled: every seat round's win falls due, its prize (0 for a loser)."""
+        for bet in uow.wallet.seat_bets(uuid.UUID(duel_id)):
+            prize = prizes.get(str(bet.player_id), 0)
+            self._due(
+                uow,
+                str(bet.round_id),
+                "win",
+                str(bet.transaction_uuid),
+                (prize, seamless.to_wire(prize, bet.currency)),
+            )
+
+    def duel_cancelled(self, uow: UnitOfWork, duel_id: str) -> None:
+        """A duel cancelled (unfilled, or voided): every seat's fee is rolled back."""
+        for bet in uow.wallet.seat_bets(uuid.UUID(duel_id)):
+            self._due(uow, str(bet.round_id), "rollback", str(bet.transaction_uuid), None)
 
     @staticmethod
     def _due(
@@ -397,6 +438,7 @@ class Seamless:
                 prepared,
                 row.attempts + 1,
                 None,
+                None if row.duel_id is None else str(row.duel_id),
             )
             uow.recorder.append(None, stream, [NewEvent.of(sent, meta)], head)
             uow.wallet.add_call(
@@ -541,6 +583,7 @@ class Seamless:
         prepared: Prepared,
         attempt: int,
         commitment: str | None,
+        duel_id: str | None = None,
     ) -> WalletCallSent:
         return WalletCallSent(
             round_id=round_id,
@@ -557,6 +600,7 @@ class Seamless:
             request_sha256=hashlib.sha256(prepared.body).hexdigest(),
             attempt=attempt,
             commitment=commitment,
+            duel_id=duel_id,
         )
 
     @staticmethod

@@ -127,6 +127,24 @@ SELECT d.duel_id
  LIMIT 1
 """
 
+# Seamless mode (issue 37): the same, counting as taken the seats held by a fee's bet on the
+# wire, so a duel never holds more seats than it has; locked until the bet is recorded as sent,
+# so two joins of one duel count each other's.
+OPEN_DUEL_HELD_SQL = """
+SELECT d.duel_id
+  FROM duels d
+ WHERE d.status = 'open' AND d.currency = %(currency)s AND d.fee = %(fee)s
+   AND d.seats = %(seats)s AND d.fill_by > %(now)s AND NOT d.certification
+   AND NOT EXISTS (SELECT 1 FROM duel_seats s
+                    WHERE s.duel_id = d.duel_id AND s.player_id = %(player_id)s)
+   AND (SELECT count(*) FROM duel_seats s WHERE s.duel_id = d.duel_id)
+       + (SELECT count(*) FROM wallet_transactions w
+           WHERE w.duel_id = d.duel_id AND w.method = 'bet' AND w.state = 'sent') < d.seats
+ ORDER BY d.opened_at, d.duel_id
+ LIMIT 1
+ FOR UPDATE OF d
+"""
+
 # Duels the clock has something to do for: an open one past its fill-by time, a full one with a
 # seat out of time (its game past its deadline, or never dealt by the deal-by time), or one
 # whose every seat has finished but which has not settled.
@@ -214,6 +232,19 @@ class DuelStore:
             cur.execute(OPEN_DUEL_SQL, params)
             row = cur.fetchone()
             return row[0] if row else None
+
+    def open_duel_held(
+        self, currency: str, fee: int, seats: int, player_id: uuid.UUID, now: datetime
+    ) -> uuid.UUID | None:
+        params = {
+            "currency": currency,
+            "fee": fee,
+            "seats": seats,
+            "player_id": player_id,
+            "now": now,
+        }
+        row = self._conn.execute(OPEN_DUEL_HELD_SQL, params).fetchone()
+        return None if row is None else uuid.UUID(str(row[0]))
 
     def due(self, now: datetime, limit: int = 100) -> list[uuid.UUID]:
         with self._conn.cursor() as cur:

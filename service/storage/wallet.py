@@ -33,11 +33,11 @@ SELECT wallet_token FROM wallet_sessions WHERE player_id = %(player_id)s
 # is due), a win or a rollback as it falls due (state 'due', for the worker).
 ADD_SQL = """
 INSERT INTO wallet_transactions (transaction_uuid, round_id, player_id, external_ref, method,
-                                 reference, amount, wire_amount, currency, game_code, token,
-                                 state, leased_until)
+                                 reference, amount, wire_amount, currency, game_code, duel_id,
+                                 token, state, leased_until)
 VALUES (%(transaction_uuid)s, %(round_id)s, %(player_id)s, %(external_ref)s, %(method)s,
-        %(reference)s, %(amount)s, %(wire_amount)s, %(currency)s, %(game_code)s, %(token)s,
-        %(state)s, statement_timestamp() + %(lease)s::interval)
+        %(reference)s, %(amount)s, %(wire_amount)s, %(currency)s, %(game_code)s, %(duel_id)s,
+        %(token)s, %(state)s, statement_timestamp() + %(lease)s::interval)
 """
 
 # A round's win or rollback falls due, for its bet's player, token and currency (a rollback of
@@ -45,18 +45,19 @@ VALUES (%(transaction_uuid)s, %(round_id)s, %(player_id)s, %(external_ref)s, %(m
 # Once only: a second falling due of the same movement changes nothing.
 ADD_DUE_SQL = """
 INSERT INTO wallet_transactions (transaction_uuid, round_id, player_id, external_ref, method,
-                                 reference, amount, wire_amount, currency, game_code, token,
-                                 state)
+                                 reference, amount, wire_amount, currency, game_code, duel_id,
+                                 token, state)
 SELECT %(transaction_uuid)s, b.round_id, b.player_id, b.external_ref, %(method)s,
        b.transaction_uuid, coalesce(%(amount)s::bigint, b.amount),
-       coalesce(%(wire_amount)s::bigint, b.wire_amount), b.currency, b.game_code, b.token, 'due'
+       coalesce(%(wire_amount)s::bigint, b.wire_amount), b.currency, b.game_code, b.duel_id,
+       b.token, 'due'
   FROM wallet_transactions b
  WHERE b.transaction_uuid = %(bet)s
 ON CONFLICT (transaction_uuid) DO NOTHING
 """
 
 COLUMNS = """transaction_uuid, round_id, player_id, external_ref, method, reference, amount,
-       wire_amount, currency, game_code, token, state, attempts, created_at, first_sent_at,
+       wire_amount, currency, game_code, duel_id, token, state, attempts, created_at, first_sent_at,
        next_attempt_at, leased_until, final_at, last_status, review_reason, flagged_seconds"""
 
 # Take up to %(limit)s movements due (or whose sender's lease ran out: a crash mid-call) for one
@@ -144,6 +145,14 @@ SELECT currency, method, state, count(*), coalesce(sum(amount), 0)
  ORDER BY currency, method, state
 """
 
+# A duel's seat rounds' bets the wallet confirmed (a settlement's wins, a cancellation's
+# rollbacks fall due for them).
+SEAT_BETS_SQL = f"""
+SELECT {COLUMNS} FROM wallet_transactions
+ WHERE duel_id = %(duel_id)s AND method = 'bet' AND state = 'confirmed'
+ ORDER BY created_at
+"""
+
 # A call's kept answer, for the audit's signature check.
 CALLS_SQL = """
 SELECT request_uuid, transaction_uuid, sent_at, request_body, request_signature, answered_at,
@@ -166,6 +175,7 @@ class WalletTransaction:
     wire_amount: int
     currency: str
     game_code: str
+    duel_id: uuid.UUID | None
     token: str
     state: str
     attempts: int
@@ -303,6 +313,11 @@ class WalletStore:
             (str(c), str(m), str(s), int(n), int(a))
             for c, m, s, n, a in self._conn.execute(OUTSTANDING_SQL).fetchall()
         ]
+
+    def seat_bets(self, duel_id: uuid.UUID) -> list[WalletTransaction]:
+        with self._conn.cursor(row_factory=class_row(WalletTransaction)) as cur:
+            cur.execute(SEAT_BETS_SQL, {"duel_id": duel_id})
+            return cur.fetchall()
 
     def calls(self, transaction_uuids: list[uuid.UUID]) -> list[WalletCall]:
         with self._conn.cursor(row_factory=class_row(WalletCall)) as cur:

@@ -28,6 +28,7 @@ from service.services import history_audits as audit
 from service.services.rebuild import rebuild
 from service.services.seamless import LEASE_MARGIN_MS
 from tests.api.client import assert_problem
+from tests.api.duel_support import look, seat_call
 from tests.api.play import cards_in
 from tests.api.seamless_support import (
     STAKE,
@@ -41,6 +42,7 @@ from tests.api.seamless_support import (
 
 VARIANT = "vegas-draw1"
 FUNDS = 10_000
+DUEL_FEE = 500
 
 
 @pytest.fixture(scope="module")
@@ -643,15 +645,72 @@ def test_finance_reconciles_every_wallet_movement_of_the_day(
     assert player.wallet_token not in rows.get_data(as_text=True)
 
 
-def test_real_money_duels_wait_for_their_seamless_fee(deployment: SeamlessDeployment) -> None:
-    """Not yet a duel fee as a bet: a real-money join is refused as the mode's, moving nothing
-    (issue 37 continues)."""
+def test_a_duel_s_fees_are_bets_and_its_prizes_wins(deployment: SeamlessDeployment) -> None:
+    """Each seat's fee is a bet on its own round, taken only once confirmed; the settlement's
+    prizes are wins (0 for a loser); the rake stays the house's and is not sent."""
     d = deployment
-    player = open_player(d, FUNDS)
-    joined = d.http.post("/v1/duels", player.token, json={"fee": 500})
-    assert_problem(joined, 409, "wallet-mode")
-    assert kinds(d, player) == []
-    assert mirror(d, player) == (0, 0)
+    a, b = open_player(d, FUNDS), open_player(d, FUNDS)
+    first = d.http.post("/v1/duels", a.token, json={"fee": DUEL_FEE})
+    assert first.status_code == 201, first.get_json()
+    duel_id = first.get_json()["id"]
+    second = d.http.post("/v1/duels", b.token, json={"fee": DUEL_FEE})
+    assert second.status_code == 201, second.get_json()
+    assert second.get_json()["id"] == duel_id
+    assert second.get_json()["status"] == "full"
+    for p in (a, b):
+        assert kinds(d, p) == ["bet"]
+        seat_call(d.http, p.token, duel_id, "deal")
+        seat_call(d.http, p.token, duel_id, "actions", action="collect")
+    settled = look(d.http, a.token, duel_id)
+    assert settled["status"] == "settled"
+    d.drain()
+    wins = [next(e for e in journal(d, p) if e["kind"] == "win") for p in (a, b)]
+    assert [kinds(d, p) for p in (a, b)] == [["bet", "win"], ["bet", "win"]]
+    result = settled["result"]
+    assert result["rake"] > 0
+    assert sum(int(w["amount"]) for w in wins) == to_wire(2 * DUEL_FEE - result["rake"], "GBP")
+    for p, win in zip((a, b), wins, strict=True):
+        prize = sum(x["amount"] for x in result["payouts"] if x["player_id"] == p.id)
+        assert win["amount"] == to_wire(prize, "GBP")
+    for p in (a, b):
+        assert_books_agree(d, p)
+        assert mirror(d, p)[0] == 0  # nothing left owed in the server's wallet
+
+
+def test_a_voided_duel_rolls_every_fee_back(deployment: SeamlessDeployment) -> None:
+    d = deployment
+    a = open_player(d, FUNDS)
+    joined = d.http.post("/v1/duels", a.token, json={"fee": DUEL_FEE, "seats": 3})
+    assert joined.status_code == 201, joined.get_json()
+    duel_id = joined.get_json()["id"]
+    voided = d.http.post(
+        f"/v1/duels/{duel_id}/void", d.http.operator_key, json={"reason": "malfunction"}
+    )
+    assert voided.status_code == 200, voided.get_json()
+    d.drain()
+    assert kinds(d, a) == ["bet", "rollback"]
+    assert player_funds(d, a) == FUNDS
+    assert mirror(d, a) == (0, 0)
+
+
+def test_a_refused_fee_takes_no_seat(deployment: SeamlessDeployment) -> None:
+    d = deployment
+    poor = open_player(d, DUEL_FEE - 1)
+    refused = d.http.post("/v1/duels", poor.token, json={"fee": DUEL_FEE, "seats": 4})
+    assert_problem(refused, 402, "wallet-insufficient-funds")
+    assert kinds(d, poor) == []
+    assert server_rows(d, poor) == [("bet", "refused", DUEL_FEE)]
+    d.fault("bet", "timeout", delay_ms=TIMEOUT_MS * 2, when="after")
+    rich = open_player(d, FUNDS)
+    unknown = d.http.post("/v1/duels", rich.token, json={"fee": DUEL_FEE, "seats": 4})
+    assert_problem(unknown, 503, "wallet-unavailable")
+    d.drain()
+    assert kinds(d, rich) == ["bet", "rollback"]
+    assert player_funds(d, rich) == FUNDS
+
+
+def player_funds(d: SeamlessDeployment, player: SeamlessPlayer) -> int:
+    return player.wire_balance(d.wallet) // 1_000  # GBP: 1,000 wire units a penny
 
 
 def test_the_projections_rebuild_from_the_log_with_the_wallet_s_mirror(
