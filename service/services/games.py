@@ -239,6 +239,7 @@ class Games:
                 game_id, player_id, variant, stake, table, client_seed, None
             )
             assert command.seed_commitment is not None
+            g.decide(g.INITIAL, command)  # the stake and the deal by the rules, before any bet
             pending = seamless.send_bet(
                 uow,
                 request,

@@ -219,6 +219,17 @@ def test_a_bet_refused_for_money_ends_the_round_owing_nothing(
     assert_problem(deal(d, player), 402, "wallet-insufficient-funds")
 
 
+def test_a_deal_the_rules_refuse_sends_no_bet(deployment: SeamlessDeployment) -> None:
+    """A stake off the paytable's grid is refused before any bet goes to the wallet."""
+    d = deployment
+    player = open_player(d, FUNDS)
+    refused = deal(d, player, stake=STAKE + 1)
+    assert refused.status_code == 422, refused.get_json()
+    assert kinds(d, player) == []
+    assert server_rows(d, player) == []
+    assert deal(d, player).status_code == 201
+
+
 @pytest.mark.parametrize(
     ("fault", "applied"),
     [

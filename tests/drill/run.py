@@ -20,6 +20,7 @@ from typing import Any
 
 from service.runtime.config import Settings
 from tests.drill import checks, facts
+from tests.drill import wallet as wallet_drill
 from tests.drill.client import Api, Timeline
 from tests.drill.config import FAULTS, DrillConfig
 from tests.drill.faults import FaultResult, Faults
@@ -437,6 +438,16 @@ def _interrupt(signum: int, frame: FrameType | None) -> Any:
 
 def main() -> int:
     config = DrillConfig.from_env()
+    if os.environ.get("DRILL_WALLET"):
+        # The seamless wallet's drill (tests/drill/wallet.py): its own service and wallet.
+        if os.environ["DRILL_WALLET"] != "faults":
+            print("DRILL_WALLET=faults is the one wallet drill")
+            return 2
+        signal.signal(signal.SIGTERM, _interrupt)
+        clients = int(os.environ.get("DRILL_CLIENTS", "8"))
+        return wallet_drill.main(
+            clients, float(os.environ.get("DRILL_SECONDS", "120")), config.keep
+        )
     if config.hosts:
         if os.geteuid() != 0:
             print("the host drill (DRILL_HOSTS) makes network namespaces: run it as root")
