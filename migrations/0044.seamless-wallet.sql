@@ -77,6 +77,8 @@ CREATE TABLE wallet_transactions (
     first_sent_at     timestamptz,
     next_attempt_at   timestamptz NOT NULL DEFAULT statement_timestamp(),
     leased_until      timestamptz,
+    -- Which sweep holds the lease (a claim's own id): it alone extends it to send.
+    lease_owner       uuid,
     final_at          timestamptz,
     last_status       text,
     review_reason     text,

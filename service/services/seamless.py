@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -54,8 +55,9 @@ log = logging.getLogger(__name__)
 SETTLER = Actor("wallet-settler", "system")
 #: How much longer than the call's timeout its sender keeps a movement (then another may).
 LEASE_MARGIN_MS = 2_000
-#: Wins and rollbacks one sweep takes on.
+#: Wins and rollbacks one sweep takes on, and for how long it claims more.
 SWEEP_BATCH = 50
+SWEEP_SECONDS = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,17 +365,21 @@ class Seamless:
         """Send every win and rollback due (and settle every bet whose sender died mid-call), as
         background work. ``verify(player)``: the audit verified the player's history through
         their wallet's head (False: it found something, and recorded its hold)."""
-        with unit_of_work() as uow:
-            claimed = uow.wallet.claim(self._policy.lease_ms, limit, only)
-            uow.commit()
+        # One movement claimed at a time, each lease covering its own call; no new claim after
+        # the sweep's time (a stop waits for one call at most, and the rest is the next sweep's).
+        deadline = time.monotonic() + SWEEP_SECONDS
         done: list[Settled] = []
-        for row in claimed:
+        while len(done) < limit and time.monotonic() < deadline:
+            with unit_of_work() as uow:
+                claimed = uow.wallet.claim(self._policy.lease_ms, 1, only)
+                uow.commit()
+            if not claimed:
+                break
+            row = claimed[0]
             try:
                 done.append(self._settle_one(unit_of_work, verify, row))
-            except Exception:  # one movement's trouble must not stop the others; the lease lapses
-                log.exception(
-                    "wallet transaction %s could not be settled now", row.transaction_uuid
-                )
+            except Exception:  # one movement's trouble stops no other; its lease lapses
+                log.exception("wallet transaction %s not settled now", row.transaction_uuid)
                 done.append(Settled(str(row.transaction_uuid), row.method, "skipped"))
         return done
 
@@ -424,6 +430,8 @@ class Seamless:
         call: Call = "win" if row.method == "win" else "rollback"
         prepared = self._wallet.prepare(call, fields)
         with unit_of_work() as uow:
+            if not uow.wallet.extend(row.transaction_uuid, row.lease_owner, self._policy.lease_ms):
+                return Settled(tx, row.method, "skipped")  # another sweep holds it now
             head = uow.events.stream_version(stream)
             sent = self._sent_event(
                 str(row.round_id),

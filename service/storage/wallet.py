@@ -58,14 +58,16 @@ ON CONFLICT (transaction_uuid) DO NOTHING
 
 COLUMNS = """transaction_uuid, round_id, player_id, external_ref, method, reference, amount,
        wire_amount, currency, game_code, duel_id, token, state, attempts, created_at, first_sent_at,
-       next_attempt_at, leased_until, final_at, last_status, review_reason, flagged_seconds"""
+       next_attempt_at, leased_until, lease_owner, final_at, last_status, review_reason,
+       flagged_seconds"""
 
 # Take up to %(limit)s movements due (or whose sender's lease ran out: a crash mid-call) for one
 # sender each: the lease keeps any other off it until it has answered or the lease runs out, and
 # no row lock is held while the call is on the wire.
 CLAIM_SQL = f"""
 UPDATE wallet_transactions t
-   SET state = 'sent', leased_until = statement_timestamp() + %(lease)s::interval
+   SET state = 'sent', leased_until = statement_timestamp() + %(lease)s::interval,
+       lease_owner = gen_random_uuid()
  WHERE t.transaction_uuid IN (
        SELECT w.transaction_uuid FROM wallet_transactions w
         WHERE w.state IN ('due', 'sent') AND w.next_attempt_at <= statement_timestamp()
@@ -76,6 +78,15 @@ UPDATE wallet_transactions t
         LIMIT %(limit)s
         FOR UPDATE SKIP LOCKED)
 RETURNING {COLUMNS.replace("transaction_uuid,", "t.transaction_uuid,", 1)}
+"""
+
+# The lease renewed by its holder just before the call goes on the wire (so it covers the call
+# whatever the checks before it took); nothing if another sweep holds it now.
+EXTEND_SQL = """
+UPDATE wallet_transactions
+   SET leased_until = statement_timestamp() + %(lease)s::interval
+ WHERE transaction_uuid = %(transaction_uuid)s AND lease_owner = %(owner)s AND state = 'sent'
+RETURNING transaction_uuid
 """
 
 # The call about to go on the wire, exactly as it will (its answer is added by ANSWER_CALL_SQL).
@@ -183,6 +194,7 @@ class WalletTransaction:
     first_sent_at: datetime | None
     next_attempt_at: datetime
     leased_until: datetime | None
+    lease_owner: uuid.UUID | None
     final_at: datetime | None
     last_status: str | None
     review_reason: str | None
@@ -248,6 +260,18 @@ class WalletStore:
                 },
             )
             return cur.fetchall()
+
+    def extend(self, transaction_uuid: uuid.UUID, owner: uuid.UUID | None, lease_ms: int) -> bool:
+        """Whether the lease was still ``owner``'s (then renewed for ``lease_ms``)."""
+        row = self._conn.execute(
+            EXTEND_SQL,
+            {
+                "transaction_uuid": transaction_uuid,
+                "owner": owner,
+                "lease": f"{lease_ms} milliseconds",
+            },
+        ).fetchone()
+        return row is not None
 
     def add_call(
         self, request_uuid: str, transaction_uuid: uuid.UUID, body: bytes, signature: str

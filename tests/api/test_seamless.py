@@ -7,6 +7,7 @@ confirmed bet."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -318,6 +319,27 @@ def test_a_win_is_retried_until_acknowledged_and_applied_once(
     seen = d.http.get(f"/v1/games/{game_id}", player.token).get_json()
     assert seen["payout_status"] == "credited"
     assert_books_agree(d, player)
+
+
+def test_two_sweeps_at_once_send_a_win_once(deployment: SeamlessDeployment) -> None:
+    """One sender a movement at a time: a second sweep finds the win leased and leaves it."""
+    d = deployment
+    player = open_player(d, FUNDS)
+    game_id = deal(d, player).get_json()["id"]
+    d.fault("win", "slow", delay_ms=UNDER_TIMEOUT_MS)
+    d.http.post(f"/v1/games/{game_id}/collect", player.token, json={})
+    sweeps = [threading.Thread(target=d.settle) for _ in range(3)]
+    for sweep in sweeps:
+        sweep.start()
+    for sweep in sweeps:
+        sweep.join(30)
+    with d.web.unit_of_work() as uow:
+        calls = uow.conn.execute(
+            "SELECT count(*) FROM wallet_calls WHERE transaction_uuid = %s",
+            (uuid.UUID(transaction_id(game_id, "win")),),
+        ).fetchone()
+    assert calls == (1,)
+    assert kinds(d, player) == ["bet", "win"]
 
 
 def test_a_void_rolls_the_bet_back(deployment: SeamlessDeployment) -> None:
