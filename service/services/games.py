@@ -487,7 +487,7 @@ class Games:
                     else:
                         stored = uow.claim(request)
                         if stored is not None:
-                            return self._replayed(uow, stored, game_id=game_id)
+                            return self.settled(self._replayed(uow, stored, game_id=game_id))
                     checked = (
                         self._safer.session_checked(request) if paused_by_session_checks else None
                     )
