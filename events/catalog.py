@@ -569,6 +569,24 @@ class WalletReviewMarked:
 
 
 @dataclass(frozen=True, slots=True)
+class WalletReviewResolved:
+    """An operator's resolution of a movement under review, with an operator's key: ``retry``
+    (a win or rollback sent again, the cause fixed at the operator), ``settled`` (the operator's
+    wallet did apply it, by other means: mirrored as a confirmed one) or ``not-applied`` (a bet
+    it never applied: nothing owed); ``reason`` says why."""
+
+    TYPE: ClassVar[str] = "WalletReviewResolved"
+    VERSION: ClassVar[int] = 1
+
+    transaction_uuid: str
+    method: str
+    action: str
+    amount: int  # minor units, as the movement was sent
+    currency: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class WalletPendingFlagged:
     """A win or rollback still unacknowledged after a threshold (``after_seconds``: by default
     an hour, then a day): retries go on; recorded once a threshold."""
@@ -654,12 +672,19 @@ ControlEvent = GamingSwitched
 CONTROL_EVENT_TYPES: tuple[type[ControlEvent], ...] = (GamingSwitched,)
 
 #: A round's wallet transactions in seamless mode: the wallet-<round id> stream.
-WalletEvent = WalletCallSent | WalletCallAnswered | WalletPendingFlagged | WalletReviewMarked
+WalletEvent = (
+    WalletCallSent
+    | WalletCallAnswered
+    | WalletPendingFlagged
+    | WalletReviewMarked
+    | WalletReviewResolved
+)
 WALLET_EVENT_TYPES: tuple[type[WalletEvent], ...] = (
     WalletCallSent,
     WalletCallAnswered,
     WalletPendingFlagged,
     WalletReviewMarked,
+    WalletReviewResolved,
 )
 
 AnyEvent = GameEvent | PlayerEvent | DuelEvent | ControlEvent | WalletEvent

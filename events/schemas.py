@@ -435,6 +435,18 @@ class WalletReviewMarkedSchema(EventSchema):
     reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
 
 
+class WalletReviewResolvedSchema(EventSchema):
+    event_class = catalog.WalletReviewResolved
+    transaction_uuid = fields.String(required=True, validate=_UUID)
+    method = fields.String(required=True, validate=_METHOD)
+    action = fields.String(
+        required=True, validate=validate.OneOf(("retry", "settled", "not-applied"))
+    )
+    amount = fields.Integer(required=True, strict=True, validate=NON_NEGATIVE)
+    currency = fields.String(required=True, validate=CURRENCY)
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
+
+
 class WalletPendingFlaggedSchema(EventSchema):
     event_class = catalog.WalletPendingFlagged
     transaction_uuid = fields.String(required=True, validate=_UUID)
@@ -478,5 +490,6 @@ SCHEMAS: dict[type[Any], Schema] = {
         WalletCallAnsweredSchema,
         WalletReviewMarkedSchema,
         WalletPendingFlaggedSchema,
+        WalletReviewResolvedSchema,
     )
 }

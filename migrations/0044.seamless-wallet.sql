@@ -26,6 +26,10 @@
 --   stake in (operator-wallet -> player), a confirmed win takes the winnings back out, a
 --   confirmed rollback of a confirmed bet returns the stake (player -> operator-wallet);
 --   ledger_entry_of maps them (service/core/ledger.py wallet_entry_for is the other copy);
+-- - an operator resolves a movement under review (WalletReviewResolved, with an operator's key,
+--   naming a movement under review): a win or rollback sent again (retry), any movement the
+--   operator's wallet did apply by other means (settled: mirrored as if confirmed), a bet it
+--   never applied (not-applied);
 -- - wallet_head no longer counts postings that take money back to the operator's wallet (a win
 --   or a rollback confirmed), as it never counted withdrawals: they passed the gate themselves.
 --
@@ -75,6 +79,8 @@ CREATE TABLE wallet_transactions (
     attempts          integer     NOT NULL DEFAULT 0,
     created_at        timestamptz NOT NULL DEFAULT statement_timestamp(),
     first_sent_at     timestamptz,
+    -- When an operator last sent it again after a review (its thresholds count from then).
+    resumed_at        timestamptz,
     next_attempt_at   timestamptz NOT NULL DEFAULT statement_timestamp(),
     leased_until      timestamptz,
     -- Which sweep holds the lease (a claim's own id): it alone extends it to send.
@@ -202,7 +208,7 @@ LANGUAGE sql IMMUTABLE AS $$
                                  'RealityCheckAcknowledged', 'BalanceCorrected']
         WHEN 'controls' THEN ARRAY['GamingSwitched']
         WHEN 'wallet' THEN ARRAY['WalletCallSent', 'WalletCallAnswered', 'WalletPendingFlagged',
-                                 'WalletReviewMarked']
+                                 'WalletReviewMarked', 'WalletReviewResolved']
     END
 $$;
 
@@ -258,6 +264,85 @@ LANGUAGE sql STABLE AS $$
     SELECT pg_has_role(session_user, 'vegas_background', 'MEMBER')
 $$;
 
+-- Whether a movement is settled as of before version p_before of its round's stream: a definite
+-- answer (confirmed, refused, review) or a review since the last time an operator sent it again
+-- (a retry), or an operator's resolution that settled it.
+CREATE FUNCTION wallet_tx_settled(p_stream text, p_tx text, p_before integer) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+    WITH retried AS (
+        SELECT coalesce(max(r.version), 0) AS since FROM events r
+         WHERE r.stream_id = p_stream AND r.version < p_before
+           AND r.type = 'WalletReviewResolved' AND r.data->>'transaction_uuid' = p_tx
+           AND r.data->>'action' = 'retry')
+    SELECT EXISTS (
+        SELECT 1 FROM events a, retried
+         WHERE a.stream_id = p_stream AND a.version < p_before
+           AND a.data->>'transaction_uuid' = p_tx
+           AND ((a.version > retried.since
+                 AND ((a.type = 'WalletCallAnswered'
+                       AND a.data->>'outcome' IN ('confirmed', 'refused', 'review'))
+                      OR a.type = 'WalletReviewMarked'))
+                OR (a.type = 'WalletReviewResolved' AND a.data->>'action' <> 'retry')))
+$$;
+
+-- Whether a round's bet stands applied at the operator as of before p_before: confirmed by its
+-- answer, or settled by an operator's resolution.
+CREATE FUNCTION wallet_bet_applied(p_stream text, p_bet text, p_before integer) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+    SELECT EXISTS (
+        SELECT 1 FROM events a
+         WHERE a.stream_id = p_stream AND a.version < p_before
+           AND a.data->>'transaction_uuid' = p_bet
+           AND ((a.type = 'WalletCallAnswered' AND a.data->>'outcome' = 'confirmed')
+                OR (a.type = 'WalletReviewResolved' AND a.data->>'action' = 'settled')))
+$$;
+
+-- An operator's resolution of a movement under review (the operator's key, checked by the
+-- caller): what it may do with the movement, and that the movement is under review.
+CREATE FUNCTION wallet_resolution_refusal(ev events) RETURNS text
+LANGUAGE plpgsql STABLE SET search_path = public, pg_temp AS $$
+DECLARE
+    tx text := ev.data->>'transaction_uuid';
+    sent events;
+    retried integer;
+BEGIN
+    SELECT coalesce(max(r.version), 0) INTO retried FROM events r
+     WHERE r.stream_id = ev.stream_id AND r.version < ev.version
+       AND r.type = 'WalletReviewResolved' AND r.data->>'transaction_uuid' = tx;
+    IF NOT EXISTS (SELECT 1 FROM events a
+                    WHERE a.stream_id = ev.stream_id AND a.version > retried
+                      AND a.version < ev.version AND a.data->>'transaction_uuid' = tx
+                      AND (a.type = 'WalletReviewMarked'
+                           OR (a.type = 'WalletCallAnswered'
+                               AND a.data->>'outcome' = 'review'))) THEN
+        RETURN format('wallet transaction %s is not under review', tx);
+    END IF;
+    SELECT * INTO sent FROM events s
+     WHERE s.stream_id = ev.stream_id AND s.type = 'WalletCallSent'
+       AND s.data->>'transaction_uuid' = tx
+     ORDER BY s.version LIMIT 1;
+    IF ev.data->>'action' = 'retry' THEN
+        IF ev.data->>'method' NOT IN ('win', 'rollback') THEN
+            RETURN 'a bet is never sent again: it is settled or found not applied';
+        END IF;
+        RETURN NULL;
+    END IF;
+    IF sent.version IS NULL OR sent.data->>'method' IS DISTINCT FROM ev.data->>'method'
+       OR sent.data->>'amount' IS DISTINCT FROM ev.data->>'amount'
+       OR sent.data->>'currency' IS DISTINCT FROM ev.data->>'currency' THEN
+        RETURN format('a resolution of wallet transaction %s names it as it was sent', tx);
+    END IF;
+    IF ev.data->>'action' = 'not-applied' AND ev.data->>'method' <> 'bet' THEN
+        RETURN 'a win or a rollback is owed: it is sent again or settled, never dropped';
+    END IF;
+    IF ev.data->>'action' NOT IN ('settled', 'not-applied') THEN
+        RETURN format('no resolution %s', ev.data->>'action');
+    END IF;
+    RETURN NULL;
+END
+$$;
+REVOKE EXECUTE ON FUNCTION wallet_resolution_refusal FROM PUBLIC;
+
 -- A duel seat round's win or rollback (background work's, of the round's bet, checked above):
 -- the win is the player's prize in the settled duel, closing the round; the rollback returns the
 -- fee of a cancelled duel, or of a bet the wallet never confirmed or that never became a seat.
@@ -300,10 +385,7 @@ BEGIN
     IF (ev.data->>'amount')::bigint IS DISTINCT FROM (first.data->>'amount')::bigint THEN
         RETURN format('a rollback of duel %s''s seat round is of its fee', duel);
     END IF;
-    IF EXISTS (SELECT 1 FROM events a
-                WHERE a.stream_id = ev.stream_id AND a.type = 'WalletCallAnswered'
-                  AND a.data->>'transaction_uuid' = first.data->>'transaction_uuid'
-                  AND a.data->>'outcome' = 'confirmed')
+    IF wallet_bet_applied(ev.stream_id, first.data->>'transaction_uuid', ev.version)
        AND seated AND ended.type IS DISTINCT FROM 'DuelCancelled' THEN
         RETURN format('the fee of a seat of duel %s stands: only its cancellation returns it',
                       duel);
@@ -366,15 +448,17 @@ BEGIN
            OR prior.metadata->>'actor' IS DISTINCT FROM ev.metadata->>'actor' THEN
             RETURN 'refused: a call is answered to whoever sent it';
         END IF;
-        IF EXISTS (SELECT 1 FROM events a
-                    WHERE a.stream_id = ev.stream_id AND a.version < ev.version
-                      AND a.type IN ('WalletCallAnswered', 'WalletReviewMarked')
-                      AND a.data->>'transaction_uuid' = tx
-                      AND (a.type = 'WalletReviewMarked'
-                           OR a.data->>'outcome' IN ('confirmed', 'refused', 'review'))) THEN
+        IF wallet_tx_settled(ev.stream_id, tx, ev.version) THEN
             RETURN format('wallet transaction %s is settled: no answer follows', tx);
         END IF;
         RETURN NULL;
+    END IF;
+    -- An operator's resolution of a movement under review.
+    IF ev.type = 'WalletReviewResolved' THEN
+        IF who_role <> 'operator' THEN
+            RETURN 'refused: a review is resolved by an operator';
+        END IF;
+        RETURN wallet_resolution_refusal(ev);
     END IF;
     -- Everything else is background work's, on the worker's own login.
     IF who_role <> 'system' OR NOT asked_by_background() THEN
@@ -409,12 +493,7 @@ BEGIN
                   OR sent.data->>'amount' IS DISTINCT FROM ev.data->>'amount') THEN
         RETURN format('wallet transaction %s is re-sent as it was first sent', tx);
     END IF;
-    IF EXISTS (SELECT 1 FROM events a
-                WHERE a.stream_id = ev.stream_id AND a.version < ev.version
-                  AND ((a.type = 'WalletCallAnswered' AND a.data->>'transaction_uuid' = tx
-                        AND a.data->>'outcome' IN ('confirmed', 'refused', 'review'))
-                       OR (a.type = 'WalletReviewMarked' AND a.data->>'transaction_uuid' = tx)))
-    THEN
+    IF wallet_tx_settled(ev.stream_id, tx, ev.version) THEN
         RETURN format('wallet transaction %s is settled: it is not sent again', tx);
     END IF;
     IF first.data->>'duel_id' IS NOT NULL THEN
@@ -453,10 +532,7 @@ BEGIN
                       AND a.data->>'outcome' = 'refused') THEN
             RETURN format('wallet %s''s bet was refused: nothing to roll back', id);
         END IF;
-        IF EXISTS (SELECT 1 FROM events a
-                    WHERE a.stream_id = ev.stream_id AND a.type = 'WalletCallAnswered'
-                      AND a.data->>'transaction_uuid' = bet.data->>'transaction_uuid'
-                      AND a.data->>'outcome' = 'confirmed')
+        IF wallet_bet_applied(ev.stream_id, bet.data->>'transaction_uuid', ev.version)
            AND game_last.type IS DISTINCT FROM 'Voided' AND game_first.version IS NOT NULL THEN
             RETURN format('wallet %s''s bet stands: only a void rolls it back', id);
         END IF;
@@ -482,7 +558,8 @@ BEGIN
         IF stream_kind(ev.stream_id) IS NULL THEN
             RETURN format('stream %s is of no kind the service records', ev.stream_id);
         END IF;
-        IF who_role IN ('auditor', 'finance', 'operator') THEN
+        IF who_role IN ('auditor', 'finance')
+           OR (who_role = 'operator' AND ev.type <> 'WalletReviewResolved') THEN
             RETURN format('refused: the %s role records no wallet call', who_role);
         END IF;
         RETURN wallet_refusal_of(who_role, who_actor, who_player, ev, first, prior);
@@ -554,11 +631,13 @@ BEGIN
         RETURN QUERY SELECT * FROM ledger_entry_of_before_wallets(p_stream, p_version);
         RETURN;
     END IF;
-    -- A confirmed answer (core/ledger.py wallet_entry_for): the movement its call named, on
-    -- the round's player, in the bet's currency.
+    -- A confirmed answer, or an operator's resolution that the movement was applied (core/
+    -- ledger.py wallet_entry_for): the movement its call named, on the round's player, in the
+    -- bet's currency.
     SELECT * INTO ev FROM events e WHERE e.stream_id = p_stream AND e.version = p_version;
     SELECT * INTO first FROM events e WHERE e.stream_id = p_stream AND e.version = 1;
-    IF ev.type IS DISTINCT FROM 'WalletCallAnswered' OR ev.data->>'outcome' <> 'confirmed'
+    IF NOT ((ev.type = 'WalletCallAnswered' AND ev.data->>'outcome' = 'confirmed')
+            OR (ev.type = 'WalletReviewResolved' AND ev.data->>'action' = 'settled'))
        OR first.type IS DISTINCT FROM 'WalletCallSent'
        OR first.data->>'round_id' IS DISTINCT FROM substr(p_stream, 8)
        OR ev.data->>'currency' IS DISTINCT FROM first.data->>'currency' THEN
@@ -569,12 +648,9 @@ BEGIN
     IF n IS NULL OR n <= 0 THEN
         RETURN;
     END IF;
-    IF ev.data->>'method' = 'rollback' AND NOT EXISTS (
-           SELECT 1 FROM events a
-            WHERE a.stream_id = p_stream AND a.version < p_version
-              AND a.type = 'WalletCallAnswered' AND a.data->>'outcome' = 'confirmed'
-              AND a.data->>'transaction_uuid' = first.data->>'transaction_uuid') THEN
-        RETURN;  -- a bet the wallet never confirmed: the mirror never brought it in
+    IF ev.data->>'method' = 'rollback'
+       AND NOT wallet_bet_applied(p_stream, first.data->>'transaction_uuid', p_version) THEN
+        RETURN;  -- a bet the wallet never applied: the mirror never brought it in
     END IF;
     client_transaction_id := 'wallet:' || (ev.data->>'transaction_uuid');
     kind := 'wallet-' || (ev.data->>'method');

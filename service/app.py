@@ -26,6 +26,7 @@ from service.api import (
     public,
     reports,
     safer_gambling,
+    wallet,
 )
 from service.api.hot_path import CommandHotPath
 from service.api.problems import (
@@ -115,6 +116,7 @@ def create_app(
     api.register_blueprint(audits.blp)
     api.register_blueprint(checkpoints.blp)
     api.register_blueprint(reports.blp)
+    api.register_blueprint(wallet.blp)
     app.extensions["vegas_api"] = api
     app.register_blueprint(console.blp)  # HTML and static files, outside the API document
 

@@ -33,7 +33,7 @@ from service.services.finance_reports import FinanceCatchUp, Reports
 from service.services.games import Games
 from service.services.players import Players
 from service.services.safer_gambling import SaferGambling
-from service.services.seamless import Seamless, Settled, WalletPolicy
+from service.services.seamless import Seamless, Settled, WalletPolicy, WalletReviews
 from service.services.seed_vault import SeedVault, embedded_key
 from service.services.staff_reads import StaffReads
 from service.services.unit_of_work import UnitOfWork
@@ -77,6 +77,8 @@ class Container:
     background_unit_of_work: Callable[[], UnitOfWork]
     #: Its pool, once opened (none in the worker, whose own pool it is).
     background_pools: list[ConnectionPool]
+    #: Operators' work on seamless movements under review (409 wallet-mode in transfer mode).
+    wallet_reviews: WalletReviews
     #: Seamless mode's calls to the operator's wallet (issue 37); None in transfer mode.
     seamless: Seamless | None = None
     #: Whether a kept wallet answer is the operator's (its keys, WALLET_OPERATOR_KEY_FILE), for
@@ -300,6 +302,7 @@ def build(
         background_unit_of_work=background_unit_of_work,
         background_pools=background_pools,
         seamless=seamless,
+        wallet_reviews=WalletReviews(unit_of_work, seamless),
         answer_check=answer_check,
     )
 

@@ -333,3 +333,12 @@ class WalletUnsettled(Exception):
         )
         self.round_id = round_id
         self.method = method
+
+
+class WalletNotUnderReview(Exception):
+    """An operator's resolution of a wallet movement that is not under review (its state)."""
+
+    def __init__(self, transaction_uuid: object, state: str) -> None:
+        super().__init__(f"wallet transaction {transaction_uuid} is {state}, not under review")
+        self.transaction_uuid = transaction_uuid
+        self.state = state

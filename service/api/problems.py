@@ -39,6 +39,7 @@ from service.errors import (
     VerificationUnavailable,
     VersionMismatch,
     WalletModeOnly,
+    WalletNotUnderReview,
     WalletRefused,
     WalletUnavailable,
     WalletUnsettled,
@@ -294,6 +295,13 @@ _TYPES = (
         "wallet (round, method): no new deal until it is. Retry shortly.",
     ),
     ProblemType(
+        "wallet-not-under-review",
+        409,
+        "Not under review",
+        "Only a movement with the operator's wallet under review is resolved (state: what it "
+        "is instead).",
+    ),
+    ProblemType(
         "wallet-insufficient-funds",
         402,
         "Not enough money at the operator",
@@ -468,6 +476,8 @@ def from_exception(error: Exception) -> Problem:
             "RS_ERROR_WRONG_CURRENCY": "wallet-currency",
         }.get(error.status, "wallet-refused")
         return Problem(slug, str(error), wallet_status=error.status)
+    if isinstance(error, WalletNotUnderReview):
+        return Problem("wallet-not-under-review", str(error), state=error.state)
     if isinstance(error, WalletUnavailable):
         return Problem("wallet-unavailable", str(error), headers={"Retry-After": "5"})
     if isinstance(error, GameInProgress):

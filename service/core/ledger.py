@@ -53,6 +53,7 @@ from events.catalog import (
     StakePlaced,
     Voided,
     WalletCallAnswered,
+    WalletReviewResolved,
 )
 
 TransactionKind = Literal[
@@ -386,19 +387,27 @@ def duel_entry_for(
     return Entry(tx_id, money.kind, currency, money.amount, ((pot, -money.amount), *legs), *cause)
 
 
+def wallet_applied(event: object) -> bool:
+    """Whether a round's wallet event says its movement was applied at the operator: a
+    confirmed answer, or an operator's resolution that it was (seamless mode)."""
+    if isinstance(event, WalletCallAnswered):
+        return event.outcome == "confirmed"
+    return isinstance(event, WalletReviewResolved) and event.action == "settled"
+
+
 def wallet_entry_for(
-    answer: WalletCallAnswered,
+    answer: WalletCallAnswered | WalletReviewResolved,
     player_id: str,
     currency: str,
     bet_confirmed_before: bool,
     cause: tuple[str, int],
 ) -> Entry | None:
-    """The mirror posting of an answer on a round's wallet stream (seamless mode): a confirmed
-    bet brings its amount in from the operator's wallet, a confirmed win takes it back out, a
-    confirmed rollback returns a bet the wallet had confirmed (``bet_confirmed_before``; one it
-    never confirmed was never brought in). None for anything else, or 0.
-    (migrations/0044 ledger_entry_of is the database's copy.)"""
-    if answer.outcome != "confirmed" or answer.amount <= 0 or answer.currency != currency:
+    """The mirror posting of an answer (or an operator's resolution) on a round's wallet stream
+    (seamless mode): an applied bet brings its amount in from the operator's wallet, an applied
+    win takes it back out, an applied rollback returns a bet the wallet had applied
+    (``bet_confirmed_before``; one it never applied was never brought in). None for anything
+    else, or 0. (migrations/0044 ledger_entry_of is the database's copy.)"""
+    if not wallet_applied(answer) or answer.amount <= 0 or answer.currency != currency:
         return None
     wallet = player_account(player_id, currency)
     operator = operator_wallet(player_id, currency)

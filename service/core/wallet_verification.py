@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 
-from events.catalog import WalletCallAnswered, WalletCallSent
+from events.catalog import WalletCallAnswered, WalletCallSent, WalletReviewResolved
 from events.codec import InvalidEvent, UnknownEvent
 from events.records import RecordedEvent
 from service.core import ledger, seamless
@@ -81,6 +81,21 @@ def verify_wallet_stream(
             if entry is not None:
                 expected[record.version] = entry
             if event.method == "bet" and event.outcome == "confirmed":
+                bet_confirmed = True
+        if isinstance(event, WalletReviewResolved):
+            if record.metadata.get("role") != "operator":
+                fail(
+                    "wallet",
+                    where,
+                    "a resolution recorded with an operator's key",
+                    record.metadata.get("role"),
+                )
+            entry = ledger.wallet_entry_for(
+                event, player, currency, bet_confirmed, (stream, record.version)
+            )
+            if entry is not None:
+                expected[record.version] = entry
+            if event.method == "bet" and event.action == "settled":
                 bet_confirmed = True
         previous = event
     compare_ledger(fail, stream, expected, postings, records[-1].version)

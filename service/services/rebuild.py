@@ -25,6 +25,7 @@ from events.catalog import (
     PreferencesChanged,
     WalletCallAnswered,
     WalletCallSent,
+    WalletReviewResolved,
 )
 from service.core import duel_decider as d
 from service.core import game_decider as g
@@ -90,7 +91,7 @@ def _fold_log(uow: UnitOfWork) -> tuple[_Rebuilt, int, int]:
                 bet = rounds.get(record.stream_id)
                 if isinstance(event, WalletCallSent) and bet is None:
                     rounds[record.stream_id] = bet = (event, False)
-                if isinstance(event, WalletCallAnswered) and bet is not None:
+                if isinstance(event, WalletCallAnswered | WalletReviewResolved) and bet is not None:
                     placed, confirmed = bet
                     entry = ledger.wallet_entry_for(
                         event,
@@ -101,7 +102,7 @@ def _fold_log(uow: UnitOfWork) -> tuple[_Rebuilt, int, int]:
                     )
                     for account, amount in entry.postings if entry else ():
                         balances[account.account_id] += amount
-                    if event.method == "bet" and event.outcome == "confirmed":
+                    if event.method == "bet" and ledger.wallet_applied(event):
                         rounds[record.stream_id] = (placed, True)
                 continue
             if kind == "duel" and isinstance(event, DUEL_EVENT_TYPES):

@@ -38,13 +38,22 @@ from events.catalog import (
     WalletCallSent,
     WalletPendingFlagged,
     WalletReviewMarked,
+    WalletReviewResolved,
 )
 from events.records import NewEvent
 from service.core import ledger, seamless
 from service.core.clock import Clock, system_clock
 from service.core.context import Actor, RequestContext, event_metadata
 from service.core.streams import wallet_stream
-from service.errors import WalletRefused, WalletUnavailable, WalletUnsettled
+from service.errors import (
+    InvalidArgument,
+    NotFound,
+    WalletModeOnly,
+    WalletNotUnderReview,
+    WalletRefused,
+    WalletUnavailable,
+    WalletUnsettled,
+)
 from service.gateways.operator_wallet import Call, Exchange, OperatorWallet, Prepared
 from service.services.unit_of_work import UnitOfWork
 from service.storage.wallet import WalletTransaction
@@ -353,6 +362,70 @@ class Seamless:
             wire_amount=None if amounts is None else amounts[1],
         )
 
+    # --- an operator's resolution ------------------------------------------------------------
+
+    def resolve(
+        self,
+        uow: UnitOfWork,
+        request: RequestContext,
+        transaction_uuid: uuid.UUID,
+        action: str,
+        reason: str,
+    ) -> WalletTransaction:
+        """An operator's resolution of a movement under review (in the caller's transaction):
+        ``retry`` a win or rollback (sent again from now), ``settled`` (the operator's wallet
+        applied it by other means: mirrored as confirmed; a bet settled so has no game, so its
+        rollback falls due) or ``not-applied`` (a bet it never applied: nothing owed). Recorded
+        on the round's stream with the operator's key, and as a significant event."""
+        row = uow.wallet.one(transaction_uuid)
+        if row is None:
+            raise NotFound("wallet transaction", transaction_uuid)
+        if row.state != "review":
+            raise WalletNotUnderReview(transaction_uuid, row.state)
+        allowed = ("settled", "not-applied") if row.method == "bet" else ("retry", "settled")
+        if action not in allowed:
+            raise InvalidArgument(
+                "action", f"a {row.method} under review is resolved by {' or '.join(allowed)}"
+            )
+        if action == "settled" and row.attempts == 0:
+            raise InvalidArgument(
+                "action",
+                "a movement never sent cannot have been applied: retry it once its cause is fixed",
+            )
+        uow.lock_for_write()
+        stream = wallet_stream(row.round_id)
+        event = WalletReviewResolved(
+            str(transaction_uuid), row.method, action, row.amount, row.currency, reason
+        )
+        records = uow.events.read_stream(stream)
+        bet = str(row.reference or transaction_uuid)
+        bet_applied = any(
+            r.data.get("transaction_uuid") == bet and ledger.wallet_applied(r.decode())
+            for r in records
+            if r.type in (WalletCallAnswered.TYPE, WalletReviewResolved.TYPE)
+        )
+        meta = event_metadata(request)
+        recorded = uow.recorder.append(
+            request.credential, stream, [NewEvent.of(event, meta)], len(records)
+        )
+        entry = ledger.wallet_entry_for(
+            event, str(row.player_id), row.currency, bet_applied, (stream, recorded[0].version)
+        )
+        if entry is not None:
+            uow.ledger.post(entry, request.request_id)
+        if action == "retry":
+            uow.wallet.resume(transaction_uuid)
+        else:
+            uow.wallet.settle(
+                transaction_uuid, "confirmed" if action == "settled" else "refused", None
+            )
+            if row.method == "bet" and action == "settled":
+                self._due(uow, str(row.round_id), "rollback", str(transaction_uuid), None)
+        self._significant(uow, row, action, reason, request.actor.id)
+        found = uow.wallet.one(transaction_uuid)
+        assert found is not None
+        return found
+
     # --- background work: the sweep -------------------------------------------------------------
 
     def settle_due(
@@ -483,7 +556,7 @@ class Seamless:
                     ),
                 )
                 if outcome == "review":
-                    self._significant(uow, row, f"the wallet answered {exchange.status}")
+                    self._significant(uow, row, "review", f"the wallet answered {exchange.status}")
             uow.commit()
         return Settled(tx, row.method, outcome)
 
@@ -520,7 +593,7 @@ class Seamless:
         """An unknown outcome of a win or rollback: sent again after a capped backoff; flagged
         at each threshold, left for review after the last."""
         now = self.clock()
-        first = row.first_sent_at or now
+        first = row.resumed_at or row.first_sent_at or now
         waited = now - first
         if waited >= self._policy.give_up_after:
             reason = (
@@ -537,7 +610,7 @@ class Seamless:
                 uow.recorder.append(None, stream, [NewEvent.of(event, meta)], head)
                 head += 1
                 uow.wallet.flagged(row.transaction_uuid, seconds)
-                self._significant(uow, row, f"unacknowledged after {seconds} s")
+                self._significant(uow, row, "pending", f"unacknowledged after {seconds} s")
                 flagged = seconds
         delay = seamless.retry_delay(row.attempts + 1, self._policy.retry_max_seconds)
         uow.wallet.settle(
@@ -556,17 +629,20 @@ class Seamless:
         event = WalletReviewMarked(str(row.transaction_uuid), reason)
         uow.recorder.append(None, stream, [NewEvent.of(event, meta)], head)
         uow.wallet.settle(row.transaction_uuid, "review", None, review_reason=reason)
-        self._significant(uow, row, reason)
+        self._significant(uow, row, "review", reason)
 
     @staticmethod
-    def _significant(uow: UnitOfWork, row: WalletTransaction, reason: str) -> None:
+    def _significant(
+        uow: UnitOfWork, row: WalletTransaction, state: str, reason: str, actor: str = SETTLER.id
+    ) -> None:
+        """A movement flagged, left for review or resolved: shown to operators and finance."""
         uow.significant.record(
             "wallet",
-            SETTLER.id,
+            actor,
             {
                 "transaction_uuid": str(row.transaction_uuid),
                 "method": row.method,
-                "state": "review" if "review" in reason or "failed" in reason else "pending",
+                "state": state,
                 "reason": reason,
             },
             game_id=row.round_id,
@@ -662,3 +738,43 @@ class Seamless:
             outcome=exchange.outcome,
             problem=exchange.problem,
         )
+
+
+class WalletReviews:
+    """What operators do with movements under review (seamless mode): list them, resolve one."""
+
+    def __init__(self, unit_of_work: Callable[[], UnitOfWork], seamless: Seamless | None) -> None:
+        self._uow = unit_of_work
+        self._seamless = seamless
+
+    def _mode(self) -> Seamless:
+        if self._seamless is None:
+            raise WalletModeOnly(
+                "in transfer mode there is no operator's wallet: nothing to review"
+            )
+        return self._seamless
+
+    def under_review(self, limit: int = 200) -> list[WalletTransaction]:
+        self._mode()
+        with self._uow() as uow:
+            return uow.wallet.under_review(limit)
+
+    def resolve(
+        self, request: RequestContext, transaction_uuid: uuid.UUID, action: str, reason: str
+    ) -> WalletTransaction:
+        """Resolve a movement under review, once (a retry under the same Idempotency-Key
+        answers the movement as it now stands)."""
+        seamless = self._mode()
+        with self._uow() as uow:
+            stored = uow.open_command(request)
+            if stored is not None:
+                row = uow.wallet.one(transaction_uuid)
+                if row is None:
+                    raise NotFound("wallet transaction", transaction_uuid)
+                return row
+            row = seamless.resolve(uow, request, transaction_uuid, action, reason)
+            uow.remember(request, {"transaction_uuid": str(transaction_uuid), "action": action})
+            uow.commit()
+        if row.state == "due" or action == "settled":
+            seamless.due_now()
+        return row

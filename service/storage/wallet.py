@@ -58,6 +58,7 @@ ON CONFLICT (transaction_uuid) DO NOTHING
 
 COLUMNS = """transaction_uuid, round_id, player_id, external_ref, method, reference, amount,
        wire_amount, currency, game_code, duel_id, token, state, attempts, created_at, first_sent_at,
+       resumed_at,
        next_attempt_at, leased_until, lease_owner, final_at, last_status, review_reason,
        flagged_seconds"""
 
@@ -121,6 +122,14 @@ UPDATE wallet_transactions
  WHERE transaction_uuid = %(transaction_uuid)s
 """
 
+# An operator sent a movement under review again: due now, its thresholds counted afresh.
+RESUME_SQL = """
+UPDATE wallet_transactions
+   SET state = 'due', next_attempt_at = statement_timestamp(), leased_until = NULL,
+       resumed_at = statement_timestamp(), flagged_seconds = 0, final_at = NULL
+ WHERE transaction_uuid = %(transaction_uuid)s AND state = 'review'
+"""
+
 FLAGGED_SQL = """
 UPDATE wallet_transactions SET flagged_seconds = %(seconds)s
  WHERE transaction_uuid = %(transaction_uuid)s
@@ -145,6 +154,12 @@ DAY_SQL = f"""
 SELECT {COLUMNS} FROM wallet_transactions
  WHERE created_at >= %(day)s::date AND created_at < %(day)s::date + 1
  ORDER BY created_at, transaction_uuid
+"""
+
+# Movements under review, oldest first.
+UNDER_REVIEW_SQL = f"""
+SELECT {COLUMNS} FROM wallet_transactions WHERE state = 'review'
+ ORDER BY created_at LIMIT %(limit)s
 """
 
 # What remains open or under review (the daily report's liability), in minor units a currency.
@@ -192,6 +207,7 @@ class WalletTransaction:
     attempts: int
     created_at: datetime
     first_sent_at: datetime | None
+    resumed_at: datetime | None
     next_attempt_at: datetime
     leased_until: datetime | None
     lease_owner: uuid.UUID | None
@@ -309,6 +325,9 @@ class WalletStore:
             },
         )
 
+    def resume(self, transaction_uuid: uuid.UUID) -> None:
+        self._conn.execute(RESUME_SQL, {"transaction_uuid": transaction_uuid})
+
     def flagged(self, transaction_uuid: uuid.UUID, seconds: int) -> None:
         self._conn.execute(FLAGGED_SQL, {"transaction_uuid": transaction_uuid, "seconds": seconds})
 
@@ -330,6 +349,11 @@ class WalletStore:
     def of_day(self, day: date) -> list[WalletTransaction]:
         with self._conn.cursor(row_factory=class_row(WalletTransaction)) as cur:
             cur.execute(DAY_SQL, {"day": day})
+            return cur.fetchall()
+
+    def under_review(self, limit: int) -> list[WalletTransaction]:
+        with self._conn.cursor(row_factory=class_row(WalletTransaction)) as cur:
+            cur.execute(UNDER_REVIEW_SQL, {"limit": limit})
             return cur.fetchall()
 
     def outstanding(self) -> list[tuple[str, str, str, int, int]]:

@@ -492,6 +492,13 @@ def test_a_forged_confirmation_is_found_and_no_win_is_sent(
         ]
     assert "withdrawal-held" in kinds_recorded
     assert "wallet" in kinds_recorded
+    # Never sent, it cannot have been paid: only sent again once the forgery is answered.
+    settled = d.http.post(
+        f"/v1/wallet/transactions/{transaction_id(game_id, 'win')}/resolution",
+        d.http.operator_key,
+        json={"action": "settled", "reason": "paid by hand"},
+    )
+    assert_problem(settled, 422, "validation-error")
 
 
 def test_the_audit_verifies_every_round_s_wallet_stream(deployment: SeamlessDeployment) -> None:
@@ -617,6 +624,79 @@ def test_an_unacknowledged_win_is_flagged_then_left_for_review(
     assert server_rows(d, player)[1][:2] == ("win", "review")
     seen = d.http.get(f"/v1/games/{game_id}", player.token).get_json()
     assert seen["payout_status"] == "review"
+    listed = d.http.get("/v1/wallet/reviews", d.http.finance_key).get_json()["movements"]
+    win = transaction_id(game_id, "win")
+    reason = next(m["review_reason"] for m in listed if m["transaction_uuid"] == win)
+    assert reason.startswith("unacknowledged")
+
+    # An operator resolves it once the operator's wallet is fixed: the win is sent again.
+    d.wallet.admin("DELETE", "faults")
+    path = f"/v1/wallet/transactions/{win}/resolution"
+    wrong = d.http.post(path, d.http.operator_key, json={"action": "not-applied", "reason": "x"})
+    assert_problem(wrong, 422, "validation-error")
+    as_player = d.http.post(path, player.token, json={"action": "retry", "reason": "x"})
+    assert as_player.status_code == 403
+    retried = d.http.post(
+        path, d.http.operator_key, json={"action": "retry", "reason": "wallet fixed"}
+    )
+    assert retried.status_code == 200, retried.get_json()
+    assert retried.get_json()["state"] == "due"
+    d.drain()
+    assert kinds(d, player) == ["bet", "win"]
+    assert d.http.get(f"/v1/games/{game_id}", player.token).get_json()["payout_status"] == (
+        "credited"
+    )
+    again = d.http.post(path, d.http.operator_key, json={"action": "retry", "reason": "x"})
+    assert_problem(again, 409, "wallet-not-under-review")
+    assert_books_agree(d, player)
+    with d.web.unit_of_work() as uow:
+        resolved = uow.conn.execute(
+            "SELECT details->>'state', actor FROM significant_events WHERE kind = 'wallet'"
+            " AND game_id = %s AND details->>'state' = 'retry'",
+            (uuid.UUID(game_id),),
+        ).fetchall()
+    assert len(resolved) == 1
+
+
+def test_a_rollback_settled_by_hand_is_mirrored_as_confirmed(
+    deployment: SeamlessDeployment, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A void's rollback the wallet never acknowledged, left for review; the operator refunds
+    the stake by hand and says so: the server's ledger mirrors it as a confirmed rollback."""
+    d = deployment
+    worker = d.worker.seamless
+    assert worker is not None
+    monkeypatch.setattr(
+        worker,
+        "_policy",
+        replace(worker.policy, give_up_after=timedelta(seconds=1), retry_max_seconds=0.1),
+    )
+    player = open_player(d, FUNDS)
+    game_id = deal(d, player).get_json()["id"]
+    d.fault("rollback", "error", status=500, count=None)
+    d.http.post(f"/v1/games/{game_id}/void", d.http.operator_key, json={"reason": "fault"})
+    d.drain(rounds=60)
+    rollback = transaction_id(game_id, "rollback")
+    assert server_rows(d, player)[1][:2] == ("rollback", "review")
+    assert mirror(d, player) == (STAKE, -STAKE)  # the refund owed back, held by the server
+    d.wallet.admin("DELETE", "faults")
+    funds = d.wallet.admin("GET", f"users/{player.external_ref}")["balance"]
+    d.wallet.admin(
+        "PATCH", f"users/{player.external_ref}", {"balance": funds + to_wire(STAKE, "GBP")}
+    )
+    settled = d.http.post(
+        f"/v1/wallet/transactions/{rollback}/resolution",
+        d.http.operator_key,
+        json={"action": "settled", "reason": "refunded by hand at the operator"},
+    )
+    assert settled.status_code == 200, settled.get_json()
+    assert settled.get_json()["state"] == "confirmed"
+    assert mirror(d, player) == (0, 0)
+    assert player.wire_balance(d.wallet) == to_wire(FUNDS, "GBP")
+    assert kinds(d, player) == ["bet"]  # the wallet's own journal: the refund was by hand
+    with d.web.unit_of_work() as uow:
+        report = rebuild(uow, apply=False)
+    assert report.differences == ()
 
 
 # --- finance --------------------------------------------------------------------------------------

@@ -103,6 +103,7 @@ WALLET_EXAMPLES: list[AnyEvent] = [
     ),
     catalog.WalletPendingFlagged(BET, 3600),
     catalog.WalletReviewMarked(BET, "the wallet answered RS_ERROR_DUPLICATE_TRANSACTION"),
+    catalog.WalletReviewResolved(BET, "bet", "settled", 520, "GBP", "applied, says the operator"),
 ]
 
 
@@ -126,12 +127,12 @@ def _python_entry(records: list[tuple[int, str, AnyEvent]], stream: str, at: int
         if not (
             isinstance(first, catalog.WalletCallSent)
             and first.round_id == id_of(stream)
-            and isinstance(event, catalog.WalletCallAnswered)
+            and isinstance(event, catalog.WalletCallAnswered | catalog.WalletReviewResolved)
         ):
             return None
         bet_confirmed = any(
-            isinstance(e, catalog.WalletCallAnswered)
-            and e.outcome == "confirmed"
+            isinstance(e, catalog.WalletCallAnswered | catalog.WalletReviewResolved)
+            and ledger.wallet_applied(e)
             and e.transaction_uuid == first.transaction_uuid
             for v, _, e in records
             if v < at
