@@ -26,6 +26,7 @@ from service.core.seamless import to_wire, transaction_id
 from service.gateways.operator_wallet import Exchange
 from service.runtime.config import Settings
 from service.services import history_audits as audit
+from service.services import idle
 from service.services.rebuild import rebuild
 from service.services.seamless import LEASE_MARGIN_MS
 from tests.api.client import assert_problem
@@ -40,6 +41,7 @@ from tests.api.seamless_support import (
     open_player,
     seamless_deployment,
 )
+from tests.builders import easy_deck
 
 VARIANT = "vegas-draw1"
 FUNDS = 10_000
@@ -199,6 +201,72 @@ def test_a_round_is_a_bet_then_a_win_credited_once(deployment: SeamlessDeploymen
     assert server_rows(d, player) == [("bet", "confirmed", STAKE), ("win", "confirmed", won)]
     # The next round deals.
     assert deal(d, player).status_code == 201
+
+
+def test_every_guard_holds_before_any_bet_is_sent(deployment: SeamlessDeployment) -> None:
+    """The operator's switches and the player's own exclusion refuse a deal before the wallet
+    hears of it; certification play calls no wallet at all."""
+    d = deployment
+    http = d.http
+    player = open_player(d, FUNDS)
+    off = http.put(
+        f"/v1/controls/games/{VARIANT}",
+        http.operator_key,
+        json={"enabled": False, "reason": "maintenance"},
+    )
+    assert off.status_code == 200, off.get_json()
+    try:
+        assert_problem(deal(d, player), 403, "game-disabled")
+    finally:
+        on = http.put(
+            f"/v1/controls/games/{VARIANT}",
+            http.operator_key,
+            json={"enabled": True, "reason": "ok"},
+        )
+        assert on.status_code == 200
+    certified = http.post(
+        "/v1/games",
+        http.operator_key,
+        json={
+            "variant": VARIANT,
+            "stake": STAKE,
+            "player_id": player.id,
+            "deck": list(easy_deck()),
+        },
+    )
+    assert certified.status_code == 201, certified.get_json()
+    assert certified.get_json()["currency"] == "XTS"
+    done = http.post(f"/v1/games/{certified.get_json()['id']}/collect", player.token, json={})
+    assert done.get_json()["payout_status"] == "credited"
+    out = http.post(
+        f"/v1/players/{player.id}/exclusions", player.token, json={"length": "24-hours"}
+    )
+    assert out.status_code == 201, out.get_json()
+    assert_problem(deal(d, player), 403, "player-excluded")
+    assert kinds(d, player) == []
+    assert server_rows(d, player) == []
+
+
+def test_an_idle_game_collected_by_the_worker_sends_its_win(
+    deployment: SeamlessDeployment,
+) -> None:
+    """Idle collection keeps working: the worker's collect is a win like the player's."""
+    d = deployment
+    player = open_player(d, FUNDS)
+    game_id = deal(d, player).get_json()["id"]
+    owner = d.web.settings.migration_database_url or ""
+    with psycopg.connect(owner, autocommit=True) as conn:
+        conn.execute("UPDATE collection_policy SET idle_after = interval '1 second'")
+    try:
+        time.sleep(1.2)
+        collected = idle.collect_idle(d.worker.games, d.worker.unit_of_work, timedelta(seconds=1))
+        assert uuid.UUID(game_id) in collected
+    finally:
+        with psycopg.connect(owner, autocommit=True) as conn:
+            conn.execute("UPDATE collection_policy SET idle_after = interval '24 hours'")
+    d.drain()
+    assert kinds(d, player) == ["bet", "win"]
+    assert_books_agree(d, player)
 
 
 # --- bets refused, or of unknown outcome ----------------------------------------------------------
