@@ -91,10 +91,6 @@ def make_celery(settings: Settings) -> Celery:
                 "task": "vegas.sweep_duels",
                 "schedule": timedelta(seconds=settings.duel_sweep_every),
             },
-            "settle-wallet": {
-                "task": "vegas.settle_wallet",
-                "schedule": timedelta(seconds=settings.wallet_sweep_every),
-            },
             "checkpoint-log": {
                 "task": "vegas.checkpoint_log",
                 "schedule": timedelta(seconds=settings.checkpoint_every),
@@ -121,4 +117,10 @@ def make_celery(settings: Settings) -> Celery:
             },
         },
     )
+    if settings.wallet_mode == "seamless":
+        # Wins and rollbacks due to the operator's wallet (service/services/seamless.py).
+        app.conf.beat_schedule["settle-wallet"] = {
+            "task": "vegas.settle_wallet",
+            "schedule": timedelta(seconds=settings.wallet_sweep_every),
+        }
     return app
