@@ -88,7 +88,9 @@ class Container:
     def unit_of_work(self) -> UnitOfWork:
         return UnitOfWork(self.pool)
 
-    def settle_wallet(self, only: Any = None) -> list[Settled]:
+    def settle_wallet(
+        self, only: Any = None, stopping: Callable[[], bool] = lambda: False
+    ) -> list[Settled]:
         """Send the wins and rollbacks due to the operator's wallet (seamless mode; as
         background work's login: the worker's), each win once the audit has verified the
         player's history through its round."""
@@ -104,7 +106,7 @@ class Container:
             )
             return done.hold is None and not done.findings
 
-        return self.seamless.settle_due(self.unit_of_work, verify, only=only)
+        return self.seamless.settle_due(self.unit_of_work, verify, only=only, stopping=stopping)
 
     def send_task(self, name: str, *args: Any) -> AsyncResult:
         """Queue background work by task name (service.worker.tasks) for the workers."""

@@ -434,15 +434,17 @@ class Seamless:
         verify: Callable[[uuid.UUID], bool],
         limit: int = SWEEP_BATCH,
         only: uuid.UUID | None = None,
+        stopping: Callable[[], bool] = lambda: False,
     ) -> list[Settled]:
         """Send every win and rollback due (and settle every bet whose sender died mid-call), as
         background work. ``verify(player)``: the audit verified the player's history through
         their wallet's head (False: it found something, and recorded its hold)."""
         # One movement claimed at a time, each lease covering its own call; no new claim after
-        # the sweep's time (a stop waits for one call at most, and the rest is the next sweep's).
+        # the sweep's time or once the process is stopping (a stop waits for one call at most;
+        # the rest is the next sweep's, after the restart).
         deadline = time.monotonic() + SWEEP_SECONDS
         done: list[Settled] = []
-        while len(done) < limit and time.monotonic() < deadline:
+        while len(done) < limit and time.monotonic() < deadline and not stopping():
             with unit_of_work() as uow:
                 claimed = uow.wallet.claim(self._policy.lease_ms, 1, only)
                 uow.commit()

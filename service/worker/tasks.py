@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from celery import shared_task
+from celery.worker import state as worker_state
 
 from service.bootstrap import Container, build
 from service.errors import LogEmpty
@@ -68,7 +69,9 @@ def settle_wallet() -> dict[str, int]:
     whose sender died mid-call (beat: every few seconds; and at once when one falls due). One
     sender a movement at a time (a lease in the database), so runs may overlap."""
     done: dict[str, int] = {}
-    for settled in services().settle_wallet():
+    # A warm shutdown (a stop) ends the sweep after the call in flight.
+    stopping = lambda: bool(worker_state.should_stop or worker_state.should_terminate)  # noqa: E731
+    for settled in services().settle_wallet(stopping=stopping):
         done[settled.outcome] = done.get(settled.outcome, 0) + 1
     return done
 
