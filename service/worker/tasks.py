@@ -63,15 +63,18 @@ def collect_idle_games() -> list[str]:
     return [str(game_id) for game_id in collected]
 
 
+def _stopping() -> bool:
+    """A warm shutdown (a stop) has begun: a sweep ends after the call in flight."""
+    return bool(worker_state.should_stop or worker_state.should_terminate)
+
+
 @shared_task(name="vegas.settle_wallet")
 def settle_wallet() -> dict[str, int]:
     """Seamless mode: send the wins and rollbacks due to the operator's wallet, and settle bets
     whose sender died mid-call (beat: every few seconds; and at once when one falls due). One
     sender a movement at a time (a lease in the database), so runs may overlap."""
     done: dict[str, int] = {}
-    # A warm shutdown (a stop) ends the sweep after the call in flight.
-    stopping = lambda: bool(worker_state.should_stop or worker_state.should_terminate)  # noqa: E731
-    for settled in services().settle_wallet(stopping=stopping):
+    for settled in services().settle_wallet(stopping=_stopping):
         done[settled.outcome] = done.get(settled.outcome, 0) + 1
     return done
 
