@@ -308,6 +308,11 @@ class Seamless:
                 f"the operator's wallet refused {what} ({exchange.status}); {consequence} and "
                 "nothing is owed",
             )
+        if exchange.outcome == "review":
+            return WalletUnavailable(
+                f"the operator's wallet answered {what} with {exchange.status}, against the "
+                f"server's record; {consequence}, and it is left for the operator to review"
+            )
         return WalletUnavailable(
             f"the operator's wallet gave no definite answer to {what} "
             f"({exchange.problem or exchange.status}); {consequence}, and it is being rolled back"
