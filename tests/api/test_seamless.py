@@ -307,24 +307,40 @@ def test_a_deal_the_rules_refuse_sends_no_bet(deployment: SeamlessDeployment) ->
         ({"kind": "error", "status": 503, "when": "after"}, True),
         ({"kind": "not_json", "when": "before"}, False),
         ({"kind": "bad_signature", "when": "after"}, True),
+        # applied after the hold: before or after its rollback arrives, as the race goes
+        ({"kind": "slow", "delay_ms": int(TIMEOUT_MS * 1.5), "when": "before"}, None),
+        ({"kind": "error", "status": 500, "when": "before"}, False),
     ],
-    ids=["timeout-before", "timeout-after", "5xx-after", "not-json", "bad-signature"],
+    ids=[
+        "timeout-before",
+        "timeout-after",
+        "5xx-after",
+        "not-json",
+        "bad-signature",
+        "slow-just-over",
+        "5xx-before",
+    ],
 )
 def test_a_bet_of_unknown_outcome_is_rolled_back_never_re_sent(
-    deployment: SeamlessDeployment, fault: dict[str, Any], applied: bool
+    deployment: SeamlessDeployment, fault: dict[str, Any], applied: bool | None
 ) -> None:
+    """``applied``: whether the wallet applied the bet (None: a late one, either way)."""
     d = deployment
     player = open_player(d, FUNDS)
     d.fault("bet", **fault)
     unknown = deal(d, player)
     assert_problem(unknown, 503, "wallet-unavailable")
     assert cards_in(unknown.get_json()) == set()
-    assert kinds(d, player) == (["bet"] if applied else [])
+    if applied is not None:
+        assert kinds(d, player) == (["bet"] if applied else [])
     # Until its rollback settles, no new deal.
     assert_problem(deal(d, player), 409, "wallet-unsettled")
     d.drain()
     bet = transaction_id(unknown_round(d, player), "bet")
+    time.sleep(TIMEOUT_MS * 1.5 / 1000)  # a late bet has landed, or been refused, by now
     entries = journal(d, player)
+    if applied is None:
+        applied = bool(entries)
     assert [e["kind"] for e in entries] == (["bet", "rollback"] if applied else [])
     assert all(e["transaction_uuid"] != bet or e["kind"] == "bet" for e in entries)
     assert [(m, s) for m, s, _ in server_rows(d, player)] == [
@@ -408,6 +424,22 @@ def test_two_sweeps_at_once_send_a_win_once(deployment: SeamlessDeployment) -> N
         ).fetchone()
     assert calls == (1,)
     assert kinds(d, player) == ["bet", "win"]
+
+
+def test_a_long_outage_then_recovery_credits_the_win(deployment: SeamlessDeployment) -> None:
+    """The wallet down (connections refused) while a win is due: retried until it is back."""
+    d = deployment
+    player = open_player(d, FUNDS)
+    game_id = deal(d, player).get_json()["id"]
+    d.wallet.admin("POST", "outage", {"duration_ms": 2_500, "mode": "refuse"})
+    collected = d.http.post(f"/v1/games/{game_id}/collect", player.token, json={})
+    assert collected.get_json()["payout_status"] == "pending"
+    assert d.settle() == {"unknown": 1}
+    assert_problem(deal(d, player), 409, "wallet-unsettled")
+    d.drain(rounds=60)
+    assert kinds(d, player) == ["bet", "win"]
+    assert server_rows(d, player)[1][:2] == ("win", "confirmed")
+    assert_books_agree(d, player)
 
 
 def test_a_void_rolls_the_bet_back(deployment: SeamlessDeployment) -> None:
