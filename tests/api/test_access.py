@@ -49,6 +49,8 @@ CREATED = Expect(201)
 UNAUTHORIZED = Expect(401, "unauthorized")
 FORBIDDEN = Expect(403, "forbidden")
 HIDDEN = Expect(404, "not-found")
+#: What a seamless-mode route answers an admitted caller in a transfer-mode deployment.
+TRANSFER_MODE = Expect(409, "wallet-mode")
 
 
 @dataclass(frozen=True)
@@ -602,6 +604,25 @@ ROUTES: tuple[Route, ...] = (
         "/v1/reconciliation",
         at("/v1/reconciliation?date=2026-01-01"),
         staff_only(OK, "finance", "auditor"),
+    ),
+    Route(
+        "GET",
+        "/v1/reconciliation/wallet",
+        at("/v1/reconciliation/wallet?date=2026-01-01"),
+        staff_only(OK, "finance", "auditor"),
+    ),
+    # seamless mode's reviews (this app is in transfer mode: the mode's refusal, once admitted)
+    Route(
+        "GET",
+        "/v1/wallet/reviews",
+        at("/v1/wallet/reviews"),
+        staff_only(TRANSFER_MODE, "operator", "auditor", "finance"),
+    ),
+    Route(
+        "POST",
+        "/v1/wallet/transactions/<uuid:transaction_uuid>/resolution",
+        at(f"/v1/wallet/transactions/{uuid.uuid4()}/resolution", action="retry", reason="test"),
+        staff_only(TRANSFER_MODE, "operator"),
     ),
 )
 
