@@ -22,6 +22,7 @@ from service.api import (
     controls,
     duels,
     games,
+    metrics,
     players,
     public,
     reports,
@@ -29,6 +30,7 @@ from service.api import (
     wallet,
 )
 from service.api.hot_path import CommandHotPath
+from service.api.metrics import Measured
 from service.api.problems import (
     MEDIA_TYPE,
     Problem,
@@ -119,12 +121,15 @@ def create_app(
     api.register_blueprint(wallet.blp)
     app.extensions["vegas_api"] = api
     app.register_blueprint(console.blp)  # HTML and static files, outside the API document
+    metrics.install(app)  # GET /metrics, outside the API document too
 
     _install_docs_assets(app)
     _install_handlers(app)
     cli.register(app)
     # The body-less game commands are answered before Flask's dispatch (the hot path).
     app.wsgi_app = CommandHotPath(app, app.wsgi_app)  # type: ignore[method-assign]
+    # Every request counted and timed, the hot path's too (outermost).
+    app.wsgi_app = Measured(app.wsgi_app)  # type: ignore[method-assign]
     return app
 
 

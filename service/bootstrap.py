@@ -31,6 +31,7 @@ from service.services.corrections import Corrections
 from service.services.duels import Duels
 from service.services.finance_reports import FinanceCatchUp, Reports
 from service.services.games import Games
+from service.services.operations import Operations
 from service.services.players import Players
 from service.services.safer_gambling import SaferGambling
 from service.services.seamless import Seamless, Settled, WalletPolicy, WalletReviews
@@ -79,6 +80,8 @@ class Container:
     background_pools: list[ConnectionPool]
     #: Operators' work on seamless movements under review (409 wallet-mode in transfer mode).
     wallet_reviews: WalletReviews
+    #: What an operator watches that lives in the database (GET /metrics).
+    operations: Operations
     #: Seamless mode's calls to the operator's wallet (issue 37); None in transfer mode.
     seamless: Seamless | None = None
     #: Whether a kept wallet answer is the operator's (its keys, WALLET_OPERATOR_KEY_FILE), for
@@ -107,6 +110,18 @@ class Container:
             return done.hold is None and not done.findings
 
         return self.seamless.settle_due(self.unit_of_work, verify, only=only, stopping=stopping)
+
+    def queue_depth(self) -> int | None:
+        """Tasks waiting in the workers' queue (None: the broker did not say in time)."""
+        try:
+            with self.celery.connection_for_read() as conn:
+                conn.ensure_connection(max_retries=1, timeout=1)
+                declared = conn.default_channel.queue_declare(
+                    queue=self.settings.celery_queue, passive=True
+                )
+                return int(declared.message_count)
+        except Exception:  # no broker, or no such queue yet: the scrape goes on without it
+            return None
 
     def send_task(self, name: str, *args: Any) -> AsyncResult:
         """Queue background work by task name (service.worker.tasks) for the workers."""
@@ -305,6 +320,7 @@ def build(
         background_pools=background_pools,
         seamless=seamless,
         wallet_reviews=WalletReviews(unit_of_work, seamless),
+        operations=Operations(unit_of_work),
         answer_check=answer_check,
     )
 

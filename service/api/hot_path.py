@@ -27,6 +27,7 @@ from werkzeug.wsgi import get_path_info
 
 from service.api.auth import admit, authenticate
 from service.api.games import BODYLESS_COMMANDS, command_answer
+from service.api.metrics import ROUTE
 from service.api.problems import from_exception, problem_answer
 from service.api.rendering import stamped
 from service.api.requests import NO_BODY, context_for, request_id_from, version_from
@@ -51,6 +52,7 @@ class CommandHotPath:
         if match is None:
             return self.flask(environ, start_response)
         path, game_id, name = match
+        environ[ROUTE] = f"/v1/games/<uuid:game_id>/{name}"
         response = self._answer(environ, path, game_id, name)
         return response(environ, start_response)
 

@@ -46,6 +46,7 @@ from service.errors import (
     WithdrawalHeld,
 )
 from service.runtime import database as db
+from service.runtime import metrics
 
 log = logging.getLogger(__name__)
 
@@ -375,6 +376,7 @@ def problem_response(problem: Problem) -> Response:
 
 def problem_answer(problem: Problem, path: str, request_id: str | None) -> Response:
     """The problem document (RFC 9457) a request to ``path`` is answered with."""
+    metrics.PROBLEMS.labels(problem.type.slug).inc()
     body = {
         "type": problem.type.uri,
         "title": problem.type.title,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 from service.core import seamless
+from service.runtime import metrics
 
 SIGNATURE_HEADER = "X-Hub88-Signature"
 PATHS: Mapping[str, str] = {
@@ -149,7 +151,15 @@ class OperatorWallet:
         return Prepared(call, request_uuid, raw, sign(self._key, raw))
 
     def send(self, prepared: Prepared, *, bet_confirmed: bool = False) -> Exchange:
-        """Put a prepared call on the wire and return the exchange (see ``call``)."""
+        """Put a prepared call on the wire and return the exchange (see ``call``), counted and
+        timed for the metrics by method and outcome."""
+        started = time.perf_counter()
+        exchange = self._send(prepared, bet_confirmed=bet_confirmed)
+        metrics.WALLET_LATENCY.labels(prepared.call).observe(time.perf_counter() - started)
+        metrics.WALLET_CALLS.labels(prepared.call, exchange.outcome).inc()
+        return exchange
+
+    def _send(self, prepared: Prepared, *, bet_confirmed: bool) -> Exchange:
         call, request_uuid, raw, signature = (
             prepared.call,
             prepared.request_uuid,

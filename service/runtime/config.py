@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 
 from service.core.duel_decider import (
@@ -147,6 +148,9 @@ class Settings:
     wallet_give_up_after: timedelta = timedelta(hours=72)
     #: How often beat looks for wins and rollbacks due.
     wallet_sweep_every: float = 2.0
+    #: Besides this host's loopback interface, the networks whose scrapes of GET /metrics need
+    #: no staff key (the Prometheus server's address).
+    metrics_allow_from: tuple[IPv4Network | IPv6Network, ...] = ()
 
     @property
     def is_production(self) -> bool:
@@ -285,6 +289,11 @@ class Settings:
                     seconds=float(env.get("WALLET_GIVE_UP_AFTER_SECONDS", str(72 * 3600)))
                 ),
                 wallet_sweep_every=float(env.get("WALLET_SWEEP_EVERY_SECONDS", "2")),
+                metrics_allow_from=tuple(
+                    ip_network(n.strip())
+                    for n in env.get("METRICS_ALLOW_FROM", "").split(",")
+                    if n.strip()
+                ),
             )
         except ValueError as exc:
             raise ConfigError(f"a numeric setting is not a number: {exc}") from exc

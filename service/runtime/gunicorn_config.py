@@ -4,7 +4,7 @@ import multiprocessing
 import os
 from typing import Any
 
-from service.runtime import balanced_worker
+from service.runtime import balanced_worker, metrics
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 # Threaded workers keep client connections alive; each thread takes a pooled connection (one
@@ -28,5 +28,7 @@ loglevel = os.environ.get("LOG_LEVEL", "info")
 
 
 def child_exit(server: Any, worker: Any) -> None:
-    """In the master, as a worker exits: its slot in the connection table is free again."""
+    """In the master, as a worker exits: its slot in the connection table is free again, and
+    its live figures (the pool's) no longer count."""
     balanced_worker.release(worker.pid)
+    metrics.process_exited(worker.pid)

@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from service.runtime import metrics
 from service.runtime.config import PROJECT_ROOT
 
 CONFIG = Path(__file__).resolve().parent / "supervisord.conf"
@@ -24,12 +25,15 @@ def environment(env: dict[str, str]) -> dict[str, str]:
         "BIN": str(bin_dir),
         "WORKER_CONCURRENCY": env.get("WORKER_CONCURRENCY") or "2",
         "CELERY_QUEUE": env.get("CELERY_QUEUE") or "vegas",
+        # Every process's metrics in one folder, served by the web's GET /metrics.
+        metrics.MULTIPROC_ENV: str(data_dir / "metrics"),
     }
 
 
 def main() -> None:
     env = environment(dict(os.environ))
     Path(env["DATA_DIR"]).mkdir(parents=True, exist_ok=True)
+    metrics.prepare_directory(Path(env[metrics.MULTIPROC_ENV]))  # a start's figures are its own
     supervisord = str(Path(sys.executable).parent / "supervisord")
     os.execve(supervisord, [supervisord, "--nodaemon", "--configuration", str(CONFIG)], env)
 

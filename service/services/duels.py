@@ -40,6 +40,7 @@ from service.errors import (
 )
 from service.games import game_named
 from service.games.klondike import KLONDIKE_DUEL
+from service.runtime import metrics
 from service.services import history_audits as audit
 from service.services.controls import Controls
 from service.services.games import (
@@ -166,6 +167,8 @@ class Duels:
                 uow, request, player_id, table, fee, seats, certification, certify, found
             )
             uow.commit()
+        if not certify:
+            metrics.DUEL_FEES.labels(table.currency).inc(fee)
         return loaded
 
     def _join_seamless(
@@ -219,6 +222,7 @@ class Duels:
                             "taken, and the fee is being returned"
                         )
                     uow.commit()
+                metrics.DUEL_FEES.labels(table.currency).inc(fee)
                 return loaded
             except ConcurrencyConflict as conflict:
                 # Another seat of the duel was taken at once (nothing of this one committed),

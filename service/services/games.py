@@ -45,6 +45,7 @@ from service.errors import (
 from service.games import game_named
 from service.rules.cards import Card
 from service.rules.game import GameRules
+from service.runtime import metrics
 from service.services.controls import Controls
 from service.services.safer_gambling import SaferGambling
 from service.services.seamless import Seamless
@@ -359,6 +360,9 @@ class Games:
         stream = game_stream(game_id)
         self._cache.put(stream, loaded)
         self._cache.keep_sealed(stream, g.hidden_cards(rules, command.deck))
+        metrics.GAMES.labels(rules.id, "dealt").inc()
+        if not command.certification:
+            metrics.STAKES.labels(rules.id, command.paytable.currency).inc(command.stake)
 
     @staticmethod
     def _deal(
@@ -515,6 +519,8 @@ class Games:
                             uow.remember(request, {"game_id": str(game_id), "version": version})
                     after = self._after(loaded, decided.state, pending.times())
                 self._cache.put(stream, after)
+                if after.ended_at is not None and loaded.ended_at is None:
+                    _count_ending(after)
                 if self._seamless is not None and after.ended_at is not None:
                     self._seamless.due_now()  # its win, or a void's rollback
                 return self.settled(after)
@@ -932,6 +938,22 @@ class Games:
                 amount=amount,
                 currency=event.currency,
             )
+
+
+def _count_ending(ended: LoadedGame) -> None:
+    """A game just ended, for the metrics: how, and what it paid (real money only)."""
+    state, info = ended.state, ended.state.info
+    if info is None:
+        return
+    if state.status == "voided":
+        event = "voided"
+    elif state.end_reason == "timeout":
+        event = "timed_out"
+    else:
+        event = "collected"
+    metrics.GAMES.labels(info.rules.id, event).inc()
+    if not info.certification and state.payout:
+        metrics.PAYOUTS.labels(info.rules.id, info.currency).inc(state.payout)
 
 
 def played_for(table: Paytable, certification: bool) -> Paytable:

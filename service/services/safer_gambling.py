@@ -30,6 +30,7 @@ from service.core.paytable import Paytable, paytable_for
 from service.core.safer_gambling import Exclusion, RealityCheck
 from service.core.streams import player_stream
 from service.errors import Excluded, LimitExceeded, NotFound, RealityCheckDue, WalletModeOnly
+from service.runtime import metrics
 from service.services.unit_of_work import UnitOfWork
 from service.storage.projections import PlayerRow
 
@@ -162,6 +163,7 @@ class SaferGambling:
             details |= {"refused": "excluded", "exclusion": refused.kind}
         else:
             details |= {"refused": "reality-check"}
+        metrics.SAFER_GAMBLING_REFUSALS.labels(str(details["refused"])).inc()
         try:
             with self._uow() as uow:
                 player = uow.projections.player(player_id)
