@@ -11,9 +11,12 @@ import subprocess
 from collections.abc import Mapping
 
 
-def missing_after_install(programs: Mapping[str, str]) -> list[str]:
+def missing_after_install(
+    programs: Mapping[str, str], *, recommends: bool = True
+) -> list[str]:
     """The Debian packages (``programs`` maps each program to its package) whose program is
-    still not on the PATH after apt-get tried to install the missing ones."""
+    still not on the PATH after apt-get tried to install the missing ones (``recommends``:
+    with the packages Debian recommends beside them)."""
 
     def missing() -> list[str]:
         return [package for program, package in programs.items() if not shutil.which(program)]
@@ -22,6 +25,9 @@ def missing_after_install(programs: Mapping[str, str]) -> list[str]:
     if packages and os.geteuid() == 0 and shutil.which("apt-get"):
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         subprocess.run(["apt-get", "update", "-qq"], check=False, capture_output=True, env=env)
-        subprocess.run(["apt-get", "install", "-y", "-qq", *packages], check=False, env=env)
+        extra = [] if recommends else ["--no-install-recommends"]
+        subprocess.run(
+            ["apt-get", "install", "-y", "-qq", *extra, *packages], check=False, env=env
+        )
         packages = missing()
     return packages

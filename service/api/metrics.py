@@ -110,8 +110,9 @@ class _DatabaseState:
             "Seamless mode: movements with the operator's wallet still to settle or under review",
             labels=["method", "state"],
         )
-        for (method, status), count in sorted(state.wallet.items()):
-            wallet.add_metric([method, status], count)
+        for method in ("bet", "win", "rollback"):
+            for status in ("due", "sent", "review"):
+                wallet.add_metric([method, status], state.wallet.get((method, status), 0))
         yield wallet
         yield _gauge(
             "vegas_wallet_oldest_unacknowledged_seconds",
