@@ -11,9 +11,7 @@ import subprocess
 from collections.abc import Mapping
 
 
-def missing_after_install(
-    programs: Mapping[str, str], *, recommends: bool = True
-) -> list[str]:
+def missing_after_install(programs: Mapping[str, str], *, recommends: bool = True) -> list[str]:
     """The Debian packages (``programs`` maps each program to its package) whose program is
     still not on the PATH after apt-get tried to install the missing ones (``recommends``:
     with the packages Debian recommends beside them)."""
@@ -26,8 +24,6 @@ def missing_after_install(
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         subprocess.run(["apt-get", "update", "-qq"], check=False, capture_output=True, env=env)
         extra = [] if recommends else ["--no-install-recommends"]
-        subprocess.run(
-            ["apt-get", "install", "-y", "-qq", *extra, *packages], check=False, env=env
-        )
+        subprocess.run(["apt-get", "install", "-y", "-qq", *extra, *packages], check=False, env=env)
         packages = missing()
     return packages

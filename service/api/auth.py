@@ -49,7 +49,14 @@ def allow(*staff: str, player: PlayerAccess = None) -> Callable[[F], F]:
     def decorate(view: F) -> F:
         @functools.wraps(view)
         def checked(*args: Any, **kwargs: Any) -> Any:
-            admit(current_principal(), services(), staff, player, kwargs)
+            admit(
+                current_principal(),
+                services(),
+                staff,
+                player,
+                kwargs,
+                request.headers.get("Authorization", ""),
+            )
             _require_json_body()
             return view(*args, **kwargs)
 
@@ -64,12 +71,14 @@ def admit(
     staff: Sequence[str],
     player: PlayerAccess,
     route: Mapping[str, Any],
+    header: str = "",
 ) -> None:
     """Refuse a caller the route does not let in (``allow``'s rule; ``route`` holds the URL's
-    variables): 401 with no valid token, 403 for a staff role not listed or a player where
-    players may not go, 404 for a player reaching for another's player, game or duel."""
+    variables): 401 with no valid token (saying why, of the ``header`` presented), 403 for a
+    staff role not listed or a player where players may not go, 404 for a player reaching for
+    another's player, game or duel."""
     if principal is None:
-        raise Problem("unauthorized", "send Authorization: Bearer <token>", headers=CHALLENGE)
+        raise unauthorized(container.access.refusal(header))
     if principal.role == "player":
         if player is None:
             raise Problem("forbidden", "players may not do this")
@@ -91,6 +100,29 @@ def admit(
             raise Problem("not-found", f"no duel {duel_id}")
     elif principal.role not in staff:
         raise Problem("forbidden", f"the {principal.role} role may not do this")
+
+
+#: Why a credential lets nobody in: the problem type and what it says (of that credential only).
+REFUSALS = {
+    "missing": ("unauthorized", "send Authorization: Bearer <token>"),
+    "malformed": (
+        "unauthorized-malformed",
+        "the Authorization header is not Bearer <key or token> as this service issues them",
+    ),
+    "unknown": ("unauthorized-unknown", "the key or token presented is not one this service issued"),
+    "expired": (
+        "unauthorized-expired",
+        "the session presented has expired (idle past its timeout, or past its hard maximum): "
+        "the operator opens a new one",
+    ),
+    "revoked": ("unauthorized-revoked", "the key or session presented was revoked"),
+}
+
+
+def unauthorized(reason: str) -> Problem:
+    slug, detail = REFUSALS[reason]
+    extra = {} if reason == "missing" else {"reason": reason}
+    return Problem(slug, detail, headers=CHALLENGE, **extra)
 
 
 def _require_json_body() -> None:

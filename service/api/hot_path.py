@@ -63,7 +63,14 @@ class CommandHotPath:
         try:
             container = container_of(self.app)
             principal = authenticate(environ.get("HTTP_AUTHORIZATION", ""), container.access)
-            admit(principal, container, (), "owner", {"game_id": game_id})
+            admit(
+                principal,
+                container,
+                (),
+                "owner",
+                {"game_id": game_id},
+                environ.get("HTTP_AUTHORIZATION", ""),
+            )
             assert principal is not None
             context = context_for(
                 principal,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Blueprint, Flask, Response, request
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from service.api.auth import authenticate
+from service.api.auth import authenticate, unauthorized
 from service.api.problems import Problem
 from service.api.wiring import services
 from service.runtime import metrics
@@ -48,9 +48,10 @@ def _allowed() -> bool:
     if peer is not None and any(peer in network for network in allowed) and not proxied:
         return True
     container = services()
-    principal = authenticate(request.headers.get("Authorization", ""), container.access)
+    header = request.headers.get("Authorization", "")
+    principal = authenticate(header, container.access)
     if principal is None:
-        raise Problem("unauthorized", "metrics beyond this host's loopback need a staff key")
+        raise unauthorized(container.access.refusal(header))
     if principal.actor.role not in STAFF:
         raise Problem("forbidden", "metrics are for staff")
     return True

@@ -78,6 +78,31 @@ _TYPES = (
         "Unauthorized",
         "No bearer token, or one that is unknown, revoked or expired.",
     ),
+    ProblemType(
+        "unauthorized-malformed",
+        401,
+        "Credential malformed",
+        "The Authorization header is not Bearer <key or token> as this service issues them.",
+    ),
+    ProblemType(
+        "unauthorized-unknown",
+        401,
+        "Credential unknown",
+        "The key or token presented is not one this service issued.",
+    ),
+    ProblemType(
+        "unauthorized-expired",
+        401,
+        "Session expired",
+        "The player session presented has expired (idle past its timeout, or past its hard "
+        "maximum): the operator opens a new one.",
+    ),
+    ProblemType(
+        "unauthorized-revoked",
+        401,
+        "Credential revoked",
+        "The key or session presented was revoked.",
+    ),
     ProblemType("forbidden", 403, "Forbidden", "This role may not do this."),
     ProblemType(
         "certification-disabled",

@@ -15,6 +15,7 @@ may lapse up to a minute early, never late.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 import threading
 import time
@@ -33,6 +34,8 @@ from service.storage.access import OWNER_ONLY, KeyRow
 STAFF_ROLES = ("operator", "auditor", "finance")
 KEY_PREFIX = "vsk_"
 TOKEN_PREFIX = "vsp_"
+#: A key or token as this service makes them: its prefix, then 32 random bytes in URL-safe base64.
+CREDENTIAL = re.compile(r"vs[kp]_[A-Za-z0-9_-]{43}")
 
 
 def key_actor(key_id: uuid.UUID) -> str:
@@ -246,6 +249,22 @@ class Access:
             principal = Principal(Actor(str(player_id), "player"), player_id, started, secret)
             return self._remember(digest, principal, now, touched, expires_at)
         return None
+
+    def refusal(self, header: str) -> str:
+        """Why an Authorization header lets nobody in (only when it did not): ``missing``,
+        ``malformed`` (not ``Bearer <key or token>`` as this service makes them), or, for the
+        credential presented and nothing else, ``unknown``, ``expired`` or ``revoked``."""
+        if not header.strip():
+            return "missing"
+        scheme, _, secret = header.partition(" ")
+        secret = secret.strip()
+        if scheme.lower() != "bearer" or not secret.startswith((KEY_PREFIX, TOKEN_PREFIX)):
+            return "malformed"
+        if not CREDENTIAL.fullmatch(secret):
+            return "malformed"
+        with self._uow() as uow:
+            uow.outside_transaction()
+            return uow.access.refusal(_digest(secret), secret.startswith(TOKEN_PREFIX))
 
     def _find_key(self, digest: str, secret: str) -> Principal | None:
         with self._uow() as uow:

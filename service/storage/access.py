@@ -77,6 +77,18 @@ SELECT player_id, expires_at, created_at
 """
 
 
+# Why a credential presented is not live (it was refused): a key revoked, or a session revoked,
+# past its hard maximum or idle past its timeout. No row: no such credential.
+KEY_STATE_SQL = "SELECT revoked_at IS NOT NULL FROM api_keys WHERE key_hash = %(key_hash)s"
+SESSION_STATE_SQL = """
+SELECT revoked_at IS NOT NULL,
+       expires_at <= statement_timestamp()
+       OR last_used_at <= statement_timestamp() - idle_timeout
+  FROM player_sessions
+ WHERE token_hash = %(token_hash)s
+"""
+
+
 #: Why a key cannot be written on the service's login.
 OWNER_ONLY = (
     "staff keys are written with the database owner's login only: set MIGRATION_DATABASE_URL "
@@ -188,6 +200,16 @@ class AccessStore:
             cur.execute(TOUCH_SESSION_SQL, {"token": token}, prepare=True)
             row = cur.fetchone()
         return (row[0], row[1], row[2]) if row else None
+
+    def refusal(self, digest: str, session: bool) -> str:
+        """Why the credential of this digest is not live: revoked, expired or unknown."""
+        if session:
+            row = self._conn.execute(SESSION_STATE_SQL, {"token_hash": digest}).fetchone()
+            if row is None:
+                return "unknown"
+            return "revoked" if row[0] else "expired" if row[1] else "unknown"
+        row = self._conn.execute(KEY_STATE_SQL, {"key_hash": digest}).fetchone()
+        return "unknown" if row is None else "revoked" if row[0] else "unknown"
 
     def check_session(self, token_hash: str) -> LiveSession | None:
         """The same answer as touch_session, writing nothing."""

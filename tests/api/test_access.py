@@ -29,6 +29,7 @@ STAFF: tuple[Role, ...] = ("operator", "auditor", "finance")
 CHALLENGE = 'Bearer realm="vegas-solitaire"'
 # Routes that are the API's own documentation, not part of it.
 NOT_API = {
+    "/metrics",  # tests/api/test_metrics.py: the loopback's, or a staff key's
     "/static/<path:filename>",
     "/v1/openapi.json",
     "/v1/docs",
@@ -728,17 +729,21 @@ def test_the_documentation_routes_are_public(http: Http) -> None:
 
 # --- bad credentials ------------------------------------------------------------------------------
 
+#: Authorization headers that let nobody in, and why each is refused (its 401's type).
 BAD_AUTHORIZATION = {
-    "unknown player token": "Bearer vsp_not-a-real-token",
-    "unknown staff key": "Bearer vsk_not-a-real-key",
-    "neither prefix": "Bearer abcdef",
-    "empty bearer": "Bearer ",
-    "basic scheme": "Basic b3BlcmF0b3I6c2VjcmV0",
-    "token without scheme": "vsk_not-a-real-key",
+    "unknown player token": ("Bearer vsp_" + "x" * 43, "unauthorized-unknown"),
+    "unknown staff key": ("Bearer vsk_" + "y" * 43, "unauthorized-unknown"),
+    "short token": ("Bearer vsp_not-a-real-token", "unauthorized-malformed"),
+    "neither prefix": ("Bearer abcdef", "unauthorized-malformed"),
+    "empty bearer": ("Bearer ", "unauthorized-malformed"),
+    "basic scheme": ("Basic b3BlcmF0b3I6c2VjcmV0", "unauthorized-malformed"),
+    "token without scheme": ("vsk_not-a-real-key", "unauthorized-malformed"),
 }
 
 
-@pytest.mark.parametrize("header", BAD_AUTHORIZATION.values(), ids=BAD_AUTHORIZATION.keys())
+@pytest.mark.parametrize(
+    ("header", "refused"), BAD_AUTHORIZATION.values(), ids=BAD_AUTHORIZATION.keys()
+)
 @pytest.mark.parametrize(
     ("method", "path"),
     [
@@ -750,7 +755,7 @@ BAD_AUTHORIZATION = {
     ],
 )
 def test_bad_credentials_are_401_and_change_nothing(
-    world: World, admin_conn: DbConn, method: str, path: str, header: str
+    world: World, admin_conn: DbConn, method: str, path: str, header: str, refused: str
 ) -> None:
     url = path.format(player=world.owner.id, game=world.game_id)
     body: Any = None
@@ -760,7 +765,8 @@ def test_bad_credentials_are_401_and_change_nothing(
         body = {"action": "draw"}
     before = footprint(admin_conn)
     response = world.http.call(method, url, json=body, headers={"Authorization": header})
-    assert_problem(response, 401, "unauthorized")
+    assert_problem(response, 401, refused)
+    assert response.get_json()["reason"] == refused.removeprefix("unauthorized-")
     assert response.headers["WWW-Authenticate"] == CHALLENGE
     assert footprint(admin_conn) == before
 
@@ -775,7 +781,7 @@ def test_a_revoked_staff_key_is_401(http: Http, container: Container) -> None:
     )
     assert container.access.revoke_key(name) is True
     refused = http.post("/v1/players", key, json={"external_ref": f"{name}-2", "currency": "GBP"})
-    assert_problem(refused, 401, "unauthorized")
+    assert_problem(refused, 401, "unauthorized-revoked")
     assert refused.headers["WWW-Authenticate"] == CHALLENGE
 
 

@@ -65,7 +65,7 @@ def test_whoami_names_a_player_and_each_staff_role(http: Http) -> None:
         assert body["player_id"] is None
         assert body["actor"].startswith("key:")
     assert_problem(http.get("/v1/whoami"), 401, "unauthorized")
-    assert_problem(http.get("/v1/whoami", "not-a-token"), 401, "unauthorized")
+    assert_problem(http.get("/v1/whoami", "not-a-token"), 401, "unauthorized-malformed")
 
 
 def _chart(http: Http, query: str, key: str | None = None) -> str:

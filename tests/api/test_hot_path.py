@@ -17,6 +17,7 @@ from flask import Flask
 from werkzeug.test import TestResponse
 
 from service.api.hot_path import CommandHotPath
+from service.api.metrics import Measured
 from service.rules.cards import CANONICAL_DECK
 from tests.api.client import Http
 from tests.api.factories import Game, GameFactory, WalletFactory
@@ -28,7 +29,9 @@ TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00")
 @pytest.fixture
 def flask_calls(app: Flask, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths that went on to Flask's dispatch (the rest the hot path answered)."""
-    hot = app.wsgi_app
+    measured = app.wsgi_app  # every request counted and timed, then the hot path
+    assert isinstance(measured, Measured)
+    hot = measured.app
     assert isinstance(hot, CommandHotPath)
     calls: list[str] = []
     dispatch = hot.flask

@@ -125,7 +125,7 @@ def test_a_revoked_key_answers_401(flask_cli: Callable[..., Result], http: Http)
     assert revoked.exit_code == 0, revoked.output
     _behind_the_service(http)  # the command line is another process than the API's
     refused = _open_player(http, secret)
-    assert_problem(refused, 401, "unauthorized")
+    assert_problem(refused, 401, "unauthorized-revoked")
     assert refused.headers["WWW-Authenticate"].startswith("Bearer")
 
     listed = flask_cli("keys", "list").output.splitlines()
@@ -163,13 +163,19 @@ def _mint(http: Http, player_id: str) -> dict[str, Any]:
     return body
 
 
-def _works(http: Http, player_id: str, token: str) -> bool:
+def _refusal(http: Http, player_id: str, token: str) -> str | None:
+    """Why the session is refused (its 401's reason), or None if it works."""
     answer = http.get(f"/v1/players/{player_id}/wallet", token)
     if answer.status_code == 401:
-        assert_problem(answer, 401, "unauthorized")
-        return False
+        reason: str = answer.get_json()["reason"]
+        assert_problem(answer, 401, f"unauthorized-{reason}")
+        return reason
     assert answer.status_code == 200, answer.get_json()
-    return True
+    return None
+
+
+def _works(http: Http, player_id: str, token: str) -> bool:
+    return _refusal(http, player_id, token) is None
 
 
 def _behind_the_service(http: Http) -> None:
@@ -223,9 +229,9 @@ def test_a_session_expires_after_30_minutes_without_use(http: Http, admin_conn: 
     token = _mint(http, player.id)["token"]
     assert _works(http, player.id, token)
     _idle_for(http, admin_conn, token, 31)
-    assert not _works(http, player.id, token)
+    assert _refusal(http, player.id, token) == "expired"
     # An expired session stays expired: the failed attempt did not revive it.
-    assert not _works(http, player.id, token)
+    assert _refusal(http, player.id, token) == "expired"
 
 
 def test_using_a_session_within_the_idle_window_keeps_it_alive(
@@ -238,7 +244,7 @@ def test_using_a_session_within_the_idle_window_keeps_it_alive(
     _idle_for(http, admin_conn, token, 29)
     assert _works(http, player.id, token)  # 58 minutes after minting, never 30 idle
     _idle_for(http, admin_conn, token, 31)
-    assert not _works(http, player.id, token)
+    assert _refusal(http, player.id, token) == "expired"
 
 
 def test_a_session_past_its_hard_expiry_is_refused_even_if_just_used(
@@ -254,7 +260,7 @@ def test_a_session_past_its_hard_expiry_is_refused_even_if_just_used(
     )
     assert moved.rowcount == 1
     _behind_the_service(http)
-    assert not _works(http, player.id, token)
+    assert _refusal(http, player.id, token) == "expired"
 
 
 def test_session_tokens_are_stored_only_as_hashes(http: Http, admin_conn: AdminConn) -> None:
@@ -301,7 +307,7 @@ def test_a_player_logs_out_and_the_token_stops_working_at_once(http: Http) -> No
     out = http.call("DELETE", f"/v1/players/{player.id}/sessions/current", player.token)
     assert out.status_code == 200, out.get_data(as_text=True)
     assert out.get_json() == {"revoked": 1}
-    assert_problem(http.get(f"/v1/players/{player.id}/wallet", player.token), 401, "unauthorized")
+    assert _refusal(http, player.id, player.token) == "revoked"
     assert _works(http, player.id, other)  # only the token used to log out
     actions = [e["details"]["action"] for e in _session_events(http, player.id)]
     assert actions[0] == "logout"  # newest first
@@ -316,8 +322,8 @@ def test_an_operator_revokes_every_session_of_a_player(
     revoked = http.post(f"/v1/players/{player.id}/sessions/revoke", http.operator_key)
     assert revoked.status_code == 200, revoked.get_json()
     assert revoked.get_json() == {"revoked": 2}
-    assert not _works(http, player.id, player.token)
-    assert not _works(http, player.id, second)
+    assert _refusal(http, player.id, player.token) == "revoked"
+    assert _refusal(http, player.id, second) == "revoked"
     latest = _session_events(http, player.id)[0]
     assert latest["details"] == {"action": "revoke", "sessions": 2}
     assert latest["actor"] == staff_actors["operator"]
@@ -338,7 +344,7 @@ def test_revoking_a_key_can_revoke_the_sessions_it_minted(
     kept = _mint_for(http, http.operator_key, player.id)
     done = flask_cli("keys", "revoke", "--name", name, "--sessions")
     assert done.exit_code == 0, done.output
-    assert not _works(http, player.id, minted)
+    assert _refusal(http, player.id, minted) == "revoked"
     assert _works(http, player.id, kept)  # another key's session stays
 
 
