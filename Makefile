@@ -51,7 +51,11 @@ test: lint
 migrate: install
 	$(BIN)/flask --app service db upgrade
 
-run: migrate
+# The port first (a clear error, and nothing started, when another program holds it), then
+# the migrations, then everything under the supervisor.
+run: install
+	@$(BIN)/python -m service.runtime.run --check
+	@$(MAKE) --no-print-directory migrate
 	@echo
 	@echo "  Vegas Solitaire API on http://$${HOST:-127.0.0.1}:$${PORT:-8000}  (docs: /v1/docs)"
 	@echo "  Console (play, replay, finance) on http://$${HOST:-127.0.0.1}:$${PORT:-8000}/console/"

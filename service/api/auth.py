@@ -109,7 +109,10 @@ REFUSALS = {
         "unauthorized-malformed",
         "the Authorization header is not Bearer <key or token> as this service issues them",
     ),
-    "unknown": ("unauthorized-unknown", "the key or token presented is not one this service issued"),
+    "unknown": (
+        "unauthorized-unknown",
+        "the key or token presented is not one this service issued",
+    ),
     "expired": (
         "unauthorized-expired",
         "the session presented has expired (idle past its timeout, or past its hard maximum): "

@@ -1,6 +1,8 @@
 """kombu's filesystem transport (the broker of `make run` when none is configured), with each
 message written under a name no consumer reads and then renamed into the queue, so that a
-consumer never takes a message before it is whole.
+consumer never takes a message before it is whole; and a worker's wait for messages cut into
+short waits, so that a stop is noticed within a quarter of a second (Celery's loop for such a
+transport waits 2 s at a time, and looks for a stop only in between).
 
 kombu's own transport creates the message file under its final name and then writes it: a
 worker polling the folder in between moves the empty file away and dies decoding it
@@ -35,5 +37,17 @@ class Channel(filesystem.Channel):
             raise ChannelError(f"Cannot add file {final!r} to directory") from exc
 
 
+#: The longest one wait for messages lasts (it polls every 0.1 s within it).
+LONGEST_WAIT = 0.25
+
+
 class Transport(filesystem.Transport):
     Channel = Channel
+
+    def drain_events(self, connection: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Wait for messages as kombu's transport does, for at most LONGEST_WAIT at a time
+        (a caller asking for longer asks again); with no timeout, as long as it takes."""
+        timeout = kwargs.get("timeout")
+        if timeout is not None:
+            kwargs["timeout"] = min(timeout, LONGEST_WAIT)
+        return super().drain_events(connection, **kwargs)  # type: ignore[no-untyped-call]

@@ -66,6 +66,9 @@ def make_celery(settings: Settings) -> Celery:
         task_default_queue=settings.celery_queue,
         task_acks_late=True,  # at least once: a crash mid-task means it runs again
         task_reject_on_worker_lost=True,
+        # A stop (supervisord's SIGQUIT) gives the tasks running 2 s, then hands them back to
+        # the broker unacknowledged (they run again after the restart): stops take seconds.
+        worker_soft_shutdown_timeout=2.0,
         worker_prefetch_multiplier=1,
         task_serializer="json",
         accept_content=["json"],

@@ -19,6 +19,7 @@ from pathlib import Path
 import psutil
 import requests
 
+from service.bootstrap import Container
 from service.runtime.config import PROJECT_ROOT, Settings
 from tests.workers import worker_environment
 
@@ -32,7 +33,10 @@ def _free_port() -> int:
 
 
 def _port_free(port: int) -> bool:
+    """Whether a server could listen on the port again (as gunicorn binds: SO_REUSEADDR, so the
+    requests' closed connections in TIME_WAIT do not count)."""
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError:
@@ -184,10 +188,74 @@ def test_the_processes_die_with_a_killed_supervisor(settings: Settings, tmp_path
         assert again.healthy()
 
 
-def test_sigterm_stops_everything_cleanly(settings: Settings, tmp_path: Path) -> None:
+#: A stop's deadline: every process gone, none killed after a timeout (issue 38).
+STOP_DEADLINE = 5.0
+
+
+def test_sigterm_stops_everything_cleanly(
+    settings: Settings, container: Container, tmp_path: Path
+) -> None:
+    """With a whole-history audit's chunks in flight on the worker: every process gone within
+    the deadline, exit 0, nothing killed (the worker hands back what it held)."""
+    auditor = container.access.create_key(f"stop-{uuid.uuid4().hex[:8]}", "auditor")
     with supervised(_environment(settings, tmp_path, embedded=False), tmp_path) as service:
         children = service.supervisor.children(recursive=True)
+        base = f"http://127.0.0.1:{service.port}"
+        started = requests.post(
+            f"{base}/v1/audits", json={}, headers={"Authorization": f"Bearer {auditor}"}, timeout=30
+        )
+        assert started.status_code == 202, started.text
+        audit = started.headers["Location"]
+
+        def checking() -> bool:
+            status = requests.get(
+                f"{base}{audit}", headers={"Authorization": f"Bearer {auditor}"}, timeout=10
+            ).json()
+            return bool(status["checked"]) or status["status"] != "running"
+
+        assert _wait(checking, 60), service.output()
+        stopping = time.monotonic()
         service.process.send_signal(signal.SIGTERM)
         assert service.process.wait(60) == 0, service.output()
+        took = time.monotonic() - stopping
         assert not any(p.is_running() for p in children)
         assert _port_free(service.port)
+        log = (tmp_path / "data" / "supervisord.log").read_text()
+        assert "SIGKILL" not in log, log[-2000:]
+        assert took < STOP_DEADLINE, f"the stop took {took:.1f} s\n{log[-1500:]}"
+
+
+def test_sigterm_stops_the_embedded_default_as_quickly(settings: Settings, tmp_path: Path) -> None:
+    """A bare `make run` (embedded PostgreSQL, the filesystem broker): the same deadline."""
+    with supervised(_environment(settings, tmp_path, embedded=True), tmp_path) as service:
+        stopping = time.monotonic()
+        service.process.send_signal(signal.SIGTERM)
+        assert service.process.wait(60) == 0, service.output()
+        took = time.monotonic() - stopping
+        log = (tmp_path / "data" / "supervisord.log").read_text()
+        assert "SIGKILL" not in log, log[-2000:]
+        assert took < STOP_DEADLINE, f"the stop took {took:.1f} s\n{log[-1500:]}"
+
+
+def test_a_port_in_use_is_a_clear_error_and_nothing_starts(tmp_path: Path) -> None:
+    """`make run` on a port another program holds: a message naming it and a non-zero exit
+    within seconds, before anything is started (no banner, no supervisor)."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        began = time.monotonic()
+        ran = subprocess.run(
+            ["make", "--no-print-directory", "run"],
+            cwd=PROJECT_ROOT,
+            env={**os.environ, "PORT": str(port), "DATA_DIR": str(tmp_path / "data")},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        took = time.monotonic() - began
+    assert ran.returncode != 0
+    assert f"127.0.0.1:{port} is in use" in ran.stderr, ran.stderr
+    assert "API on" not in ran.stdout
+    assert took < 10, took
+    assert not (tmp_path / "data" / "supervisord.pid").exists()
