@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Response, g, send_from_directory
+from flask import Flask, Response, g, request, send_from_directory
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
@@ -39,6 +39,7 @@ from service.api.problems import (
     problem_response,
 )
 from service.api.rendering import FastJSON, stamped
+from service.api.request_marks import REQUEST_ID
 from service.api.requests import request_id
 from service.api.schemas.common import ProblemSchema
 from service.bootstrap import Container, build
@@ -171,7 +172,7 @@ def _install_docs_assets(app: Flask) -> None:
 def _install_handlers(app: Flask) -> None:
     @app.before_request
     def remember_request_id() -> None:
-        request_id()
+        request.environ[REQUEST_ID] = request_id()  # for the request's log line
 
     @app.after_request
     def stamp(response: Response) -> Response:

@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeVar
 from flask import g, request
 
 from service.api.problems import Problem
+from service.api.request_marks import ACTOR
 from service.api.wiring import services
 from service.bootstrap import Container
 from service.services.access import Access, Principal
@@ -29,6 +30,8 @@ def current_principal() -> Principal | None:
     """The caller, from ``Authorization: Bearer <key or token>``, looked up once a request."""
     if "principal" not in g:
         g.principal = authenticate(request.headers.get("Authorization", ""), services().access)
+        if g.principal is not None:  # for the request's log line
+            request.environ[ACTOR] = g.principal.actor
     found: Principal | None = g.principal
     return found
 

@@ -27,9 +27,9 @@ from werkzeug.wsgi import get_path_info
 
 from service.api.auth import admit, authenticate
 from service.api.games import BODYLESS_COMMANDS, command_answer
-from service.api.metrics import ROUTE
 from service.api.problems import from_exception, problem_answer
 from service.api.rendering import stamped
+from service.api.request_marks import ACTOR, PROBLEM, REQUEST_ID, ROUTE
 from service.api.requests import NO_BODY, context_for, request_id_from, version_from
 from service.api.wiring import container_of
 
@@ -60,9 +60,12 @@ class CommandHotPath:
         self, environ: WSGIEnvironment, path: str, game_id: uuid.UUID, name: str
     ) -> Response:
         request_id = request_id_from(environ.get("HTTP_X_REQUEST_ID", ""))
+        environ[REQUEST_ID] = request_id
         try:
             container = container_of(self.app)
             principal = authenticate(environ.get("HTTP_AUTHORIZATION", ""), container.access)
+            if principal is not None:
+                environ[ACTOR] = principal.actor
             admit(
                 principal,
                 container,
@@ -83,7 +86,9 @@ class CommandHotPath:
             version = version_from(environ.get("HTTP_IF_MATCH"))
             response = command_answer(container, principal, context, name, {}, game_id, version)
         except Exception as error:  # as the app's error handlers answer it
-            response = problem_answer(from_exception(error), path, request_id)
+            problem = from_exception(error)
+            environ[PROBLEM] = problem.type.slug
+            response = problem_answer(problem, path, request_id)
         return stamped(response, request_id)
 
 

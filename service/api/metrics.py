@@ -8,6 +8,7 @@ in METRICS_ALLOW_FROM (the Prometheus server's)."""
 from __future__ import annotations
 
 import ipaddress
+import logging
 import time
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 
 from service.api.auth import authenticate, unauthorized
 from service.api.problems import Problem
+from service.api.request_marks import ACTOR, PROBLEM, REQUEST_ID, ROUTE, UNMATCHED
 from service.api.wiring import services
 from service.runtime import metrics
 
@@ -24,11 +26,9 @@ if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 blp = Blueprint("metrics", __name__)
+#: One line a request (service/runtime/logs.py makes it JSON).
+access_log = logging.getLogger("service.access")
 
-#: Where a request's route template is left for the outermost middleware (the label).
-ROUTE = "vegas.route"
-#: A request no route matched (a 404, a 405): one label for all, whatever the path.
-UNMATCHED = "unmatched"
 
 STAFF = ("operator", "auditor", "finance")
 #: How often a web process refreshes its pool's figures (on a request, never in between).
@@ -152,10 +152,26 @@ class Measured:
         try:
             return self.app(environ, start)
         finally:
+            took = time.perf_counter() - started
             method = environ.get("REQUEST_METHOD", "")
             route = environ.get(ROUTE, UNMATCHED)
-            metrics.HTTP_REQUESTS.labels(method, route, answered[0] if answered else "500").inc()
-            metrics.HTTP_LATENCY.labels(method, route).observe(time.perf_counter() - started)
+            status = answered[0] if answered else "500"
+            metrics.HTTP_REQUESTS.labels(method, route, status).inc()
+            metrics.HTTP_LATENCY.labels(method, route).observe(took)
+            actor = environ.get(ACTOR)
+            access_log.info(
+                "request",
+                extra={
+                    "request_id": environ.get(REQUEST_ID),
+                    "method": method,
+                    "route": route,
+                    "status": int(status),
+                    "duration_ms": round(took * 1000, 2),
+                    "role": None if actor is None else actor.role,
+                    "actor": None if actor is None else actor.id,
+                    "problem": environ.get(PROBLEM),
+                },
+            )
 
 
 def install(app: Flask) -> None:

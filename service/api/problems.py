@@ -16,6 +16,7 @@ from werkzeug.exceptions import HTTPException
 from events.records import ConcurrencyConflict
 from service import errors
 from service.api.rendering import encode
+from service.api.request_marks import PROBLEM
 from service.core.ledger import InsufficientFunds, TransactionIdReused
 from service.errors import (
     CertificationDisabled,
@@ -396,6 +397,7 @@ class Problem(Exception):
 
 
 def problem_response(problem: Problem) -> Response:
+    request.environ[PROBLEM] = problem.type.slug  # for the request's log line
     return problem_answer(problem, request.path, g.get("request_id"))
 
 

@@ -22,6 +22,9 @@ from service.core.context import RequestContext
 from service.services.access import Principal
 
 _VISIBLE = re.compile(r"[\x21-\x7e]{1,200}")
+#: An X-Request-Id the service keeps (it goes into events' immutable metadata and every log
+#: line): anything else is replaced by a new id.
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 IDEMPOTENCY_KEY_HEADER: dict[str, Any] = {
     "in": "header",
@@ -52,7 +55,7 @@ def request_id() -> str:
 
 def request_id_from(given: str) -> str:
     """An X-Request-Id header's value when it is sane, else a new id."""
-    return given if _VISIBLE.fullmatch(given) else str(uuid.uuid4())
+    return given if _REQUEST_ID.fullmatch(given) else str(uuid.uuid4())
 
 
 #: What ``json_body`` answers for a request that sent no body at all.

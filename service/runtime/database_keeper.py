@@ -21,6 +21,7 @@ import time
 
 import psycopg
 
+from service.runtime import logs
 from service.runtime.config import Settings
 from service.runtime.database import embedded_server, stop_embedded_server
 
@@ -53,7 +54,7 @@ def _wait_for_sessions(url: str) -> None:
 
 
 def main() -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logs.configure()
     settings = Settings.from_env()
     if settings.database_url:
         log.info("DATABASE_URL is set: no embedded database to keep")

@@ -4,7 +4,7 @@ import multiprocessing
 import os
 from typing import Any
 
-from service.runtime import balanced_worker, metrics
+from service.runtime import balanced_worker, logs, metrics
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 # Threaded workers keep client connections alive; each thread takes a pooled connection (one
@@ -22,9 +22,11 @@ threads = int(os.environ.get("WEB_THREADS", "4"))
 timeout = 30
 graceful_timeout = 20
 keepalive = 5
-accesslog = "-" if os.environ.get("ACCESS_LOG") else None
-errorlog = "-"
+# One JSON line a request is the app's own (service/api/metrics.py Measured, with its request
+# id, who asked, the route and the problem); gunicorn's own lines are JSON too.
+accesslog = None
 loglevel = os.environ.get("LOG_LEVEL", "info")
+logconfig_dict = logs.gunicorn_config()
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -5,7 +5,9 @@ and stop cleanly on SIGTERM."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -91,7 +93,8 @@ def supervised(env: dict[str, str], tmp: Path) -> Iterator[Service]:
     port = _free_port()
     env = env | {"PORT": str(port), "WEB_WORKERS": "1", "WORKER_CONCURRENCY": "1"}
     log = tmp / "run.log"
-    with log.open("wb") as out:
+    # Append: supervisord reopens /dev/stdout for each program (its own offset otherwise).
+    with log.open("ab") as out:
         if "DATABASE_URL" not in env:  # (the suite has migrated its own database already)
             # `make run` is `make migrate`, then `python -m service.runtime.run`.
             migrate = [sys.executable, "-m", "flask", "--app", "service", "db", "upgrade"]
@@ -218,7 +221,9 @@ def test_sigterm_stops_everything_cleanly(
         service.process.send_signal(signal.SIGTERM)
         assert service.process.wait(60) == 0, service.output()
         took = time.monotonic() - stopping
-        assert not any(p.is_running() for p in children)
+        # (each program's line filter ends as its pipe closes, a moment after its program)
+        _, alive = psutil.wait_procs(children, timeout=2)
+        assert alive == []
         assert _port_free(service.port)
         log = (tmp_path / "data" / "supervisord.log").read_text()
         assert "SIGKILL" not in log, log[-2000:]
@@ -259,3 +264,42 @@ def test_a_port_in_use_is_a_clear_error_and_nothing_starts(tmp_path: Path) -> No
     assert "API on" not in ran.stdout
     assert took < 10, took
     assert not (tmp_path / "data" / "supervisord.pid").exists()
+
+
+#: supervisord's own lines (it is not the web, the worker or beat): its timestamped format.
+SUPERVISOR_LINE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (INFO|WARN|CRIT|ERRO|DEBG) ")
+
+
+def test_every_line_the_processes_write_is_json(settings: Settings, tmp_path: Path) -> None:
+    """The web's, the worker's and beat's lines (gunicorn's and Celery's own included, their
+    shutdown too) are JSON objects; one line a request, with its request id, route and status."""
+    with supervised(_environment(settings, tmp_path, embedded=False), tmp_path) as service:
+        base = f"http://127.0.0.1:{service.port}"
+        requests.get(f"{base}/healthz", headers={"X-Request-Id": "probe-1.a_b"}, timeout=5)
+        requests.get(f"{base}/v1/variants", headers={"X-Request-Id": "not ok!"}, timeout=5)
+        requests.get(f"{base}/v1/players/{uuid.uuid4()}", timeout=5)  # a 401
+        time.sleep(1.5)  # beat's and the worker's first tasks
+        service.process.send_signal(signal.SIGTERM)
+        assert service.process.wait(60) == 0
+    lines = [line for line in (tmp_path / "run.log").read_text().splitlines() if line.strip()]
+    parsed = []
+    for line in lines:
+        if SUPERVISOR_LINE.match(line):
+            continue
+        found = json.loads(line)  # a line that is not JSON fails here, naming itself
+        assert isinstance(found, dict), line
+        assert {"time", "level", "logger", "message"} <= set(found), line
+        parsed.append(found)
+    served = [p for p in parsed if p["logger"] == "service.access"]
+    assert len(served) >= 3
+    named = next(p for p in served if p["request_id"] == "probe-1.a_b")
+    assert (named["route"], named["status"], named["method"]) == ("/healthz", 200, "GET")
+    assert named["duration_ms"] >= 0
+    refused = next(p for p in served if p["status"] == 401)
+    assert (refused["route"], refused["problem"]) == (
+        "/v1/players/<uuid:player_id>",
+        "unauthorized",
+    )
+    assert all(p["request_id"] != "not ok!" for p in served)
+    assert any(p["logger"].startswith("gunicorn") for p in parsed)
+    assert any(p["logger"] == "celery.output" or p["logger"].startswith("celery") for p in parsed)
