@@ -31,6 +31,7 @@ from service.api import (
 )
 from service.api.hot_path import CommandHotPath
 from service.api.metrics import Measured
+from service.api.operation_ids import OperationIds
 from service.api.problems import (
     MEDIA_TYPE,
     Problem,
@@ -108,7 +109,7 @@ def create_app(
     )
     _install_services(app, container, settings, factory)
 
-    api = VegasApi(app)
+    api = VegasApi(app, spec_kwargs={"extra_plugins": [OperationIds()]})
     api.register_blueprint(public.blp)
     api.register_blueprint(players.blp)
     api.register_blueprint(safer_gambling.blp)

@@ -167,3 +167,19 @@ def test_every_reference_in_the_document_resolves(served: dict[str, Any]) -> Non
             dangling.add(ref)
     assert not dangling
     assert served["components"]["headers"]["ETAG"]["schema"] == {"type": "string"}
+
+
+def test_every_operation_is_named_once_and_tagged() -> None:
+    """Generated clients name their methods by operationId: each operation has one, no two the
+    same, and a tag (its blueprint) to group it by."""
+    document = yaml.safe_load(COMMITTED.read_text())
+    named = [
+        (operation.get("operationId"), operation.get("tags"))
+        for path in document["paths"].values()
+        for method, operation in path.items()
+        if method in ("get", "put", "post", "delete", "patch")
+    ]
+    ids = [name for name, _ in named]
+    assert None not in ids
+    assert len(ids) == len(set(ids))
+    assert all(tags for _, tags in named)
