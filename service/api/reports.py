@@ -111,8 +111,17 @@ def _totals(totals: finance.Totals) -> dict[str, Any]:
     "/v1/reports/daily, standing alone (no remote script or font).",
 )
 @blp.arguments(DailyChartQuerySchema, location="query", unknown=RAISE)
-@blp.alt_response(
-    200, description="An SVG chart", content_type=SVG, schema={"type": "string"}, success=True
+@blp.doc(
+    responses={
+        "200": {
+            "description": "An SVG chart (the same bytes for a client that asks for any "
+            "binary: generated clients read it as bytes)",
+            "content": {
+                SVG: {"schema": {"type": "string", "format": "binary"}},
+                "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+            },
+        }
+    }
 )
 @problems(blp, *AUTHENTICATED, 422)
 def daily_chart(query: dict[str, Any]) -> Any:
