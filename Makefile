@@ -5,56 +5,75 @@ PYTHON ?= python3
 # Anything but an explicit development or test setting is production (which needs a database,
 # a seed key and a broker configured): the make targets run locally unless told otherwise.
 export APP_ENV ?= development
+# Two environments: the service's own (`make run`, `make migrate`: no test tools in it) and the
+# tests' (`make test`, lint, drills, benchmarks: the service's packages and the test extras).
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-BENCH_STAMP := $(VENV)/.installed-bench
+TEST_VENV ?= .venv-test
+TEST_BIN := $(TEST_VENV)/bin
+TEST_STAMP := $(TEST_VENV)/.installed
+BENCH_STAMP := $(TEST_VENV)/.installed-bench
 
 .DEFAULT_GOAL := help
-.PHONY: help install lint test migrate run bench drill clean
+.PHONY: help install serve-install lint test migrate run bench drill clean
 
 help:
-	@echo "make run    install what is needed and start the service"
-	@echo "make test   install what is needed, then ruff, mypy, the import contracts and the whole test suite"
-	@echo "make bench  print the benchmark figures"
-	@echo "make drill  run the fault drills against a service of their own"
-	@echo "make migrate  apply pending database migrations"
+	@echo "make run            install the service (.venv) and start it: API, worker and beat"
+	@echo "make test           install the tests' environment (.venv-test), then make lint and the whole test suite"
+	@echo "make lint           ruff, its formatter's check, mypy and the import contracts"
+	@echo "make migrate        apply pending database migrations"
+	@echo "make bench          print the benchmark figures (SUITES=http,store,...)"
+	@echo "make drill          the fault drills against a service of their own (DRILL_WALLET=faults: the wallet drill)"
+	@echo "make install        the tests' environment (and the RTP lab's C solver)"
+	@echo "make serve-install  the service's own environment (no test tools)"
+	@echo "make clean          remove both environments and the caches"
 
+# The service's environment: its own packages only.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+serve-install: $(STAMP)
+
+# The tests' environment: the service's packages and the test extras.
+$(TEST_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(TEST_VENV)
+	$(TEST_BIN)/python -m pip install --quiet --upgrade pip
+	$(TEST_BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
 # The Klondike strong player's C solver (git-ignored), built by the one command its loader
 # knows (service/rtp/experts/klondike_solver.py), again whenever its source changes.
 KLONDIKE_SOLVER := service/rtp/experts/native/klondike_solver.so
-$(KLONDIKE_SOLVER): service/rtp/experts/klondike_solver.c | $(STAMP)
-	$(BIN)/python -m service.rtp.experts.klondike_solver
+$(KLONDIKE_SOLVER): service/rtp/experts/klondike_solver.c | $(TEST_STAMP)
+	$(TEST_BIN)/python -m service.rtp.experts.klondike_solver
 
-install: $(STAMP) $(KLONDIKE_SOLVER)
+install: $(TEST_STAMP) $(KLONDIKE_SOLVER)
 
 # The benchmarks' own extra (the eventsourcing library, measured beside our store).
-$(BENCH_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+$(BENCH_STAMP): $(TEST_STAMP)
+	$(TEST_BIN)/python -m pip install --quiet -e '.[test,bench]'
 	touch $@
 
 lint: install
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
-	$(BIN)/mypy
-	$(BIN)/lint-imports
+	$(TEST_BIN)/ruff check .
+	$(TEST_BIN)/ruff format --check .
+	$(TEST_BIN)/mypy
+	$(TEST_BIN)/lint-imports
 
 test: lint
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(TEST_BIN)/pytest $(PYTEST_ARGS)
 
-migrate: install
+migrate: serve-install
 	$(BIN)/flask --app service db upgrade
 
 # The port first (a clear error, and nothing started, when another program holds it), then
 # the migrations, then everything under the supervisor.
-run: install
-	@$(BIN)/python -m service.runtime.run --check
+run:
+	@$(PYTHON) service/runtime/port_check.py
 	@$(MAKE) --no-print-directory migrate
 	@echo
 	@echo "  Vegas Solitaire API on http://$${HOST:-127.0.0.1}:$${PORT:-8000}  (docs: /v1/docs)"
@@ -66,12 +85,12 @@ run: install
 	exec $(BIN)/python -m service.runtime.run
 
 bench: $(BENCH_STAMP)
-	$(BIN)/python -m tests.benchmarks $(SUITES)
+	$(TEST_BIN)/python -m tests.benchmarks $(SUITES)
 
 # The fault drills: the service as `make run` starts it, under load, with kill -9s and a
 # database outage; exits non-zero unless nothing was lost or paid twice (README: Fault drills).
 drill: install
-	$(BIN)/python -m tests.drill
+	$(TEST_BIN)/python -m tests.drill
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(TEST_VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -5,11 +5,10 @@ process finds the same embedded database, keys and broker whatever its directory
 from __future__ import annotations
 
 import os
-import socket
 import sys
 from pathlib import Path
 
-from service.runtime import metrics
+from service.runtime import metrics, port_check
 from service.runtime.config import PROJECT_ROOT
 
 CONFIG = Path(__file__).resolve().parent / "supervisord.conf"
@@ -31,27 +30,11 @@ def environment(env: dict[str, str]) -> dict[str, str]:
     }
 
 
-def port_taken(host: str, port: int) -> bool:
-    """Whether another program listens on host:port (bound as gunicorn binds it)."""
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError:
-            return True
-    return False
-
-
 def main(argv: list[str] | None = None) -> None:
     """Start everything (``--check``: only say whether it could: the port free)."""
     argv = sys.argv[1:] if argv is None else argv
     env = environment(dict(os.environ))
-    host, port = env.get("HOST") or "127.0.0.1", int(env.get("PORT") or "8000")
-    if port_taken(host, port):
-        sys.exit(
-            f"make run: {host}:{port} is in use (another instance of the service, or another "
-            "program): nothing was started. Stop it, or set PORT to a free port."
-        )
+    port_check.check(env)  # (make run checked first; a direct start checks too)
     if "--check" in argv:
         return
     Path(env["DATA_DIR"]).mkdir(parents=True, exist_ok=True)
