@@ -80,7 +80,7 @@ run:
 	@echo "  Console (play, replay, finance) on http://$${HOST:-127.0.0.1}:$${PORT:-8000}/console/"
 	@echo "  with a Celery worker and beat ($${CELERY_BROKER_URL:-no broker configured: kombu's filesystem transport in .data/celery})"
 	@echo "  First API key, in another terminal:"
-	@echo "    APP_ENV=development $(BIN)/flask --app service keys create --role operator --name my-operator"
+	@echo "    APP_ENV=development $(BIN)/flask --app service keys create --role operator --name operator-\$$(date +%s)"
 	@echo
 	exec $(BIN)/python -m service.runtime.run
 
