@@ -54,13 +54,9 @@ def daily(query: dict[str, Any]) -> Any:
     reports = services().reports
     report = reports.daily(query["start"], query["end"], query["currency"])
     published = reports.published()
-    if request.accept_mimetypes.best_match(["application/json", CSV]) == CSV:
+    if _wants_csv():
         name = f"daily-{report.currency}-{report.start}-{report.end}.csv"
-        return Response(
-            finance.report_csv(report),
-            mimetype=CSV,
-            headers={"Content-Disposition": f'attachment; filename="{name}"'},
-        )
+        return _csv(finance.report_csv(report), name)
     return {
         "currency": report.currency,
         "sandbox": report.sandbox,
@@ -86,6 +82,17 @@ def daily(query: dict[str, Any]) -> Any:
         "safer_gambling": report.safer_gambling,
         "wallet": reports.wallet_liability(report.currency),
     }
+
+
+def _wants_csv() -> bool:
+    return request.accept_mimetypes.best_match(["application/json", CSV]) == CSV
+
+
+def _csv(text: str, name: str) -> Response:
+    """A CSV answer, downloaded as ``name``."""
+    return Response(
+        text, mimetype=CSV, headers={"Content-Disposition": f'attachment; filename="{name}"'}
+    )
 
 
 def _totals(totals: finance.Totals) -> dict[str, Any]:
@@ -155,12 +162,8 @@ def daily_chart(query: dict[str, Any]) -> Any:
 @problems(blp, *AUTHENTICATED, 422)
 def wallet_reconciliation(query: dict[str, Any]) -> Any:
     rows = services().reports.wallet_day(query["day"])
-    if request.accept_mimetypes.best_match(["application/json", CSV]) == CSV:
-        return Response(
-            finance.wallet_csv(rows),
-            mimetype=CSV,
-            headers={"Content-Disposition": f'attachment; filename="wallet-{query["day"]}.csv"'},
-        )
+    if _wants_csv():
+        return _csv(finance.wallet_csv(rows), f"wallet-{query['day']}.csv")
     return {"date": query["day"], "transactions": [finance.wallet_line(r) for r in rows]}
 
 

@@ -75,27 +75,20 @@ def verify_wallet_stream(
             ):
                 fail("wallet", where, "an answer to the call just before it", event.request_uuid)
             findings.extend(_answer_findings(where, event, bet_confirmed, answer_check))
+        if isinstance(event, WalletReviewResolved) and record.metadata.get("role") != "operator":
+            fail(
+                "wallet",
+                where,
+                "a resolution recorded with an operator's key",
+                record.metadata.get("role"),
+            )
+        if isinstance(event, WalletCallAnswered | WalletReviewResolved):
             entry = ledger.wallet_entry_for(
                 event, player, currency, bet_confirmed, (stream, record.version)
             )
             if entry is not None:
                 expected[record.version] = entry
-            if event.method == "bet" and event.outcome == "confirmed":
-                bet_confirmed = True
-        if isinstance(event, WalletReviewResolved):
-            if record.metadata.get("role") != "operator":
-                fail(
-                    "wallet",
-                    where,
-                    "a resolution recorded with an operator's key",
-                    record.metadata.get("role"),
-                )
-            entry = ledger.wallet_entry_for(
-                event, player, currency, bet_confirmed, (stream, record.version)
-            )
-            if entry is not None:
-                expected[record.version] = entry
-            if event.method == "bet" and event.action == "settled":
+            if event.method == "bet" and ledger.wallet_applied(event):
                 bet_confirmed = True
         previous = event
     compare_ledger(fail, stream, expected, postings, records[-1].version)

@@ -186,7 +186,9 @@ class Duels:
             if stored is not None:
                 return self._replayed(uow, stored, player_id)
             player, table = self._admitted(uow, request, player_id, fee, seats, False)
-            held = uow.duels.open_duel_held(table.currency, fee, seats, player_id, self.clock())
+            held = uow.duels.open_duel(
+                table.currency, fee, seats, player_id, self.clock(), False, held=True
+            )
             duel_id = held or uuid.uuid4()
             pending = seamless.send_bet(
                 uow,

@@ -282,13 +282,7 @@ class Seamless:
             bet_confirmed=False,
         )
         outcome = exchange.outcome
-        state = "unknown" if outcome == "unknown" else outcome
-        uow.wallet.settle(
-            uuid.UUID(pending.transaction_uuid),
-            state,
-            exchange.status,
-            review_reason=f"the wallet answered {exchange.status}" if outcome == "review" else None,
-        )
+        _settle_answered(uow, uuid.UUID(pending.transaction_uuid), exchange)
         if outcome == "unknown":
             self._due(uow, pending.round_id, "rollback", pending.transaction_uuid, None)
         return outcome
@@ -554,16 +548,9 @@ class Seamless:
             if outcome == "unknown":
                 self._retry_later(uow, stream, head + 2, meta, row, exchange)
             else:
-                uow.wallet.settle(
-                    row.transaction_uuid,
-                    outcome,
-                    exchange.status,
-                    review_reason=(
-                        f"the wallet answered {exchange.status}" if outcome == "review" else None
-                    ),
-                )
-                if outcome == "review":
-                    self._significant(uow, row, "review", f"the wallet answered {exchange.status}")
+                reason = _settle_answered(uow, row.transaction_uuid, exchange)
+                if reason is not None:
+                    self._significant(uow, row, "review", reason)
             uow.commit()
         return Settled(tx, row.method, outcome)
 
@@ -745,6 +732,16 @@ class Seamless:
             outcome=exchange.outcome,
             problem=exchange.problem,
         )
+
+
+def _settle_answered(
+    uow: UnitOfWork, transaction_uuid: uuid.UUID, exchange: Exchange
+) -> str | None:
+    """A movement's row as its answer leaves it (its outcome its state); the review's reason
+    when the answer contradicts the server's record."""
+    reason = f"the wallet answered {exchange.status}" if exchange.outcome == "review" else None
+    uow.wallet.settle(transaction_uuid, exchange.outcome, exchange.status, review_reason=reason)
+    return reason
 
 
 class WalletReviews:

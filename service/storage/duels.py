@@ -219,7 +219,10 @@ class DuelStore:
         player_id: uuid.UUID,
         now: datetime,
         certification: bool,
+        held: bool = False,
     ) -> uuid.UUID | None:
+        """The oldest open duel the player may join (``held``: seamless mode's, counting the
+        seats held by a fee on the wire, and locked; real money only)."""
         params = {
             "currency": currency,
             "fee": fee,
@@ -229,22 +232,9 @@ class DuelStore:
             "certification": certification,
         }
         with self._conn.cursor() as cur:
-            cur.execute(OPEN_DUEL_SQL, params)
+            cur.execute(OPEN_DUEL_HELD_SQL if held else OPEN_DUEL_SQL, params)
             row = cur.fetchone()
             return row[0] if row else None
-
-    def open_duel_held(
-        self, currency: str, fee: int, seats: int, player_id: uuid.UUID, now: datetime
-    ) -> uuid.UUID | None:
-        params = {
-            "currency": currency,
-            "fee": fee,
-            "seats": seats,
-            "player_id": player_id,
-            "now": now,
-        }
-        row = self._conn.execute(OPEN_DUEL_HELD_SQL, params).fetchone()
-        return None if row is None else uuid.UUID(str(row[0]))
 
     def due(self, now: datetime, limit: int = 100) -> list[uuid.UUID]:
         with self._conn.cursor() as cur:
